@@ -1,0 +1,43 @@
+# Every target installs what it needs first. `make help` lists them.
+PYTHON_VERSION ?= python3.11
+UV_VERSION ?= 0.13.8
+VENV := .venv
+PY := $(VENV)/bin/python
+UV := $(shell command -v uv 2>/dev/null || echo $(VENV)-uv/bin/uv)
+
+.PHONY: help setup data test check format serve build clean
+
+help:  ## list the targets
+	@grep -E '^[a-z-]+:.*## ' $(MAKEFILE_LIST) | sed 's/:.*## /\t/'
+
+$(VENV)-uv/bin/uv:
+	$(PYTHON_VERSION) -m venv $(VENV)-uv && $(VENV)-uv/bin/pip install -q uv==$(UV_VERSION)
+
+$(VENV)/.synced: pyproject.toml uv.lock | $(UV)
+	$(UV) sync --frozen --python $(PYTHON_VERSION)
+	touch $@
+
+setup: $(VENV)/.synced  ## a .venv with the locked versions (idempotent)
+
+data: setup  ## fetch the shop data, build features, model and feature store
+	OMP_NUM_THREADS=1 $(PY) -m lab data
+
+test: setup data  ## run every test
+	$(PY) -m pytest
+
+check: setup  ## lint and format check (ruff)
+	$(PY) -m ruff check .
+	$(PY) -m ruff format --check .
+
+format: setup  ## apply ruff's fixes and formatting
+	$(PY) -m ruff check --fix .
+	$(PY) -m ruff format .
+
+build: setup  ## build the static site into site/ from the committed data
+	$(PY) -m mkdocs build --strict
+
+serve: setup  ## build and serve the site at http://127.0.0.1:8000/
+	$(PY) -m mkdocs serve --strict -a 127.0.0.1:8000
+
+clean:  ## remove everything rebuildable
+	rm -rf $(VENV) $(VENV)-uv .cache site docs/*

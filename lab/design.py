@@ -1,0 +1,87 @@
+"""The lab's design, written before any timed run (BRIEF §4). Dated notes go at the end.
+
+Measurements
+  Part A   `predict_proba` alone on 1, 2, 4 … 1,024 real test rows; CALLS_PER_SIZE timed calls
+           per size; PART_A_RUNS fresh processes, each with the sizes in a new random order;
+           one thread, pinned to the measurement core. Every call's time is kept.
+  Bits     every test row scored alone, inside batches of each size 2, 4 … 1,024 and all at
+           once; every score must equal the single-row score to the bit (tolerance zero).
+  S        saturation with no batching: closed loop, 16 connections, 8 counted seconds,
+           SATURATION_RUNS runs; S = the median throughput.
+  Part B   SETTINGS × RATE_MULTIPLES × ROUNDS; each run: a fresh service, 8 s of Poisson
+           arrivals at rate × S, the same arrivals for every setting within a round and rate
+           (seeded by campaign, round and rate), runs shuffled inside each round. Latency
+           counts from the scheduled arrival.
+  Part C   N customers through the real service: a loop of single /predict calls on one
+           kept-alive connection versus /predict_batch in chunks; where one request's time
+           goes (parse, validate, lookup, model, serialize).
+
+Quiet rule: before every run the measurement core is ≥ 95% idle over 2 s (retried); load
+and steal are recorded before and after each run.
+
+Told apart: for two settings measured on the same arrivals, take the paired difference per
+round; they are told apart when all rounds agree in sign (5 of 5 in the full profile).
+Keeps up: throughput ≥ 95% of the arrival rate over the run.
+"""
+
+from dataclasses import dataclass
+
+
+@dataclass(frozen=True, order=True)
+class Setting:
+    """One batching setting. batcher 'none' has no cap or wait; 'queue' has both."""
+
+    batcher: str
+    max_batch: int = 0
+    max_wait_ms: float = 0.0
+
+    @property
+    def name(self) -> str:
+        if self.batcher == "none":
+            return "none"
+        return f"B={self.max_batch} W={self.max_wait_ms:g}"
+
+    def as_dict(self) -> dict:
+        return {"batcher": self.batcher, "max_batch": self.max_batch,
+                "max_wait_ms": self.max_wait_ms, "name": self.name}
+
+
+NONE = Setting("none")
+QUEUE_B1 = Setting("queue", 1, 0.0)
+CAPS = (8, 32, 128)
+WAITS_MS = (0.0, 1.0, 2.0, 5.0, 10.0)
+SETTINGS = (NONE, QUEUE_B1) + tuple(Setting("queue", b, w) for b in CAPS for w in WAITS_MS)
+RATE_MULTIPLES = (0.5, 0.8, 1.0, 1.25, 1.6, 2.0, 2.5)
+PART_A_SIZES = tuple(2**k for k in range(11))  # 1, 2, 4 … 1,024
+BIT_SIZES = PART_A_SIZES[1:]
+
+KEEPS_UP_SHARE = 0.95
+QUIET_IDLE_SHARE = 0.95
+QUIET_SECONDS = 2.0
+
+
+@dataclass(frozen=True)
+class Profile:
+    name: str
+    settings: tuple
+    rate_multiples: tuple
+    rounds: int
+    window_s: float
+    part_a_runs: int
+    calls_per_size: int
+    saturation_runs: int
+    saturation_s: float
+    part_c_records: int
+    part_c_runs: int
+
+
+FULL = Profile("full", SETTINGS, RATE_MULTIPLES, rounds=5, window_s=8.0, part_a_runs=5,
+               calls_per_size=2000, saturation_runs=5, saturation_s=8.0,
+               part_c_records=10_000, part_c_runs=5)
+QUICK = Profile("quick", (NONE, QUEUE_B1, Setting("queue", 32, 0.0), Setting("queue", 32, 2.0)),
+                (0.5, 1.0, 2.0), rounds=2, window_s=2.0, part_a_runs=2, calls_per_size=200,
+                saturation_runs=2, saturation_s=2.0, part_c_records=2_000, part_c_runs=2)
+PROFILES = {profile.name: profile for profile in (FULL, QUICK)}
+
+# Guesses (predictions with numbers) are added here, dated, before the full campaign runs.
+GUESSES: tuple = ()

@@ -1,0 +1,117 @@
+"""What the machine is and what it is doing: fingerprint, load, steal, the quiet check.
+
+A campaign records the fingerprint once and refuses to continue on a machine that differs.
+"""
+
+import os
+import platform
+import subprocess
+import sys
+import time
+from importlib import metadata
+
+LIBRARIES = ("numpy", "scikit-learn", "fastapi", "uvicorn", "uvloop", "httptools", "pydantic")
+
+
+def cpu_model() -> str:
+    try:
+        with open("/proc/cpuinfo") as handle:
+            for line in handle:
+                if line.startswith("model name"):
+                    return line.split(":", 1)[1].strip()
+    except OSError:
+        pass
+    return platform.processor() or platform.machine()
+
+
+def fingerprint() -> dict:
+    """What must stay the same for runs to belong in one campaign."""
+    versions = {}
+    for name in LIBRARIES:
+        try:
+            versions[name] = metadata.version(name)
+        except metadata.PackageNotFoundError:
+            versions[name] = None
+    return {
+        "cpu_model": cpu_model(),
+        "cores": os.cpu_count(),
+        "machine": platform.machine(),
+        "kernel": platform.release(),
+        "python": platform.python_version(),
+        "libraries": versions,
+    }
+
+
+def git_commit() -> str:
+    try:
+        done = subprocess.run(["git", "rev-parse", "HEAD"], capture_output=True, text=True,
+                              cwd=os.path.dirname(__file__), timeout=10)
+        dirty = subprocess.run(["git", "status", "--porcelain", "--untracked-files=no"],
+                               capture_output=True, text=True, cwd=os.path.dirname(__file__),
+                               timeout=10)
+        commit = done.stdout.strip() or "unknown"
+        return commit + ("-dirty" if dirty.stdout.strip() else "")
+    except (OSError, subprocess.SubprocessError):
+        return "unknown"
+
+
+def _cpu_times(cpu: int | None) -> tuple[int, int, int]:
+    """(idle, steal, total) jiffies of one CPU, or of all CPUs when cpu is None."""
+    label = "cpu" if cpu is None else f"cpu{cpu}"
+    with open("/proc/stat") as handle:
+        for line in handle:
+            fields = line.split()
+            if fields and fields[0] == label:
+                values = [int(v) for v in fields[1:]]
+                idle = values[3] + values[4]  # idle + iowait
+                steal = values[7] if len(values) > 7 else 0
+                return idle, steal, sum(values[:8])
+    raise ValueError(f"no {label} in /proc/stat")
+
+
+def load_snapshot(cpu: int | None = None, seconds: float = 0.5) -> dict:
+    """Load average, and the idle and steal shares of `cpu` over `seconds`."""
+    idle0, steal0, total0 = _cpu_times(cpu)
+    time.sleep(seconds)
+    idle1, steal1, total1 = _cpu_times(cpu)
+    elapsed = max(total1 - total0, 1)
+    return {
+        "loadavg": list(os.getloadavg()),
+        "cpu": cpu,
+        "idle_share": round((idle1 - idle0) / elapsed, 4),
+        "steal_share": round((steal1 - steal0) / elapsed, 4),
+        "seconds": seconds,
+        "at": time.time(),
+    }
+
+
+def quiet_check(cpu: int, idle_share: float = 0.95, seconds: float = 2.0,
+                tries: int = 30, echo=None) -> dict:
+    """Wait until `cpu` is at least `idle_share` idle over `seconds`; record every try."""
+    attempts = []
+    for _ in range(tries):
+        snap = load_snapshot(cpu, seconds)
+        attempts.append(snap["idle_share"])
+        if snap["idle_share"] >= idle_share:
+            return {"quiet": True, "tries": len(attempts), "idle_shares": attempts, **snap}
+        if echo:
+            echo(f"quiet rule: cpu{cpu} only {snap['idle_share']:.0%} idle, waiting")
+    return {"quiet": False, "tries": len(attempts), "idle_shares": attempts, **snap}
+
+
+def pin_command(cpu: int | None, command: list[str]) -> list[str]:
+    return command if cpu is None else ["taskset", "-c", str(cpu), *command]
+
+
+def single_thread_env(extra: dict | None = None) -> dict:
+    """The environment for measured processes: one BLAS/OpenMP thread each."""
+    env = dict(os.environ)
+    for name in ("OMP_NUM_THREADS", "OPENBLAS_NUM_THREADS", "MKL_NUM_THREADS"):
+        env[name] = "1"
+    env["PYTHONHASHSEED"] = "0"
+    env.update(extra or {})
+    return env
+
+
+def python() -> str:
+    return sys.executable
