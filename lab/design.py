@@ -73,6 +73,10 @@ class Profile:
     saturation_s: float
     part_c_records: int
     part_c_runs: int
+    bit_rows: int | None = None  # None: every test row
+    drain_s: float = 60.0  # longest wait for answers still owed after the window
+    quiet_seconds: float = QUIET_SECONDS
+    quiet_tries: int = 60  # then the run goes ahead, recorded as not quiet
 
 
 FULL = Profile("full", SETTINGS, RATE_MULTIPLES, rounds=5, window_s=8.0, part_a_runs=5,
@@ -81,7 +85,12 @@ FULL = Profile("full", SETTINGS, RATE_MULTIPLES, rounds=5, window_s=8.0, part_a_
 QUICK = Profile("quick", (NONE, QUEUE_B1, Setting("queue", 32, 0.0), Setting("queue", 32, 2.0)),
                 (0.5, 1.0, 2.0), rounds=2, window_s=2.0, part_a_runs=2, calls_per_size=200,
                 saturation_runs=2, saturation_s=2.0, part_c_records=2_000, part_c_runs=2)
-PROFILES = {profile.name: profile for profile in (FULL, QUICK)}
+# For tests only: the whole pipeline in well under a minute.
+TINY = Profile("tiny", (NONE, Setting("queue", 32, 2.0)), (0.5, 1.6), rounds=1, window_s=0.5,
+               part_a_runs=1, calls_per_size=5, saturation_runs=1, saturation_s=0.5,
+               part_c_records=200, part_c_runs=1, bit_rows=64, drain_s=10.0,
+               quiet_seconds=0.2, quiet_tries=2)
+PROFILES = {profile.name: profile for profile in (FULL, QUICK, TINY)}
 
 # Guesses (predictions with numbers) are added here, dated, before the full campaign runs.
 GUESSES: tuple = ()

@@ -22,3 +22,8 @@ def downloads() -> Path:
 
 def artifacts() -> Path:
     return lab_home() / "artifacts"
+
+
+def raw() -> Path:
+    """Where campaigns are written (data/raw; set LAB_RAW to write elsewhere, e.g. in tests)."""
+    return Path(os.environ.get("LAB_RAW", RAW))
