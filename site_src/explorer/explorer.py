@@ -1,0 +1,333 @@
+"""The explorer: look up what the lab measured, as plain text. Standard library only.
+
+It runs in two places and must print the same text in both:
+  * in the reader's browser, inside Pyodide in a Web Worker (site_src/js/explorer-worker.mjs
+    fetches this file and results.json from the site and runs the reader's call);
+  * under CPython, in the tests and in the generator's report:
+        import json, explorer
+        results = json.load(open("docs/assets/data/results.json"))
+        print(explorer.lookup(results, 32, 2, 1.0))
+
+Every number printed is a value the generator wrote into results.json, printed with all its
+digits: this module formats and never recomputes a metric. A choice that was not measured
+gets a message naming the values that were. The output is plain text; the page shows it
+with textContent, never as HTML.
+
+Reader's functions: lookup(results, b, w, rate), compare(results, b1, w1, b2, w2, rate),
+part_a(results, size), measured(results).
+"""
+
+SCHEMA_VERSION = 1
+NONE = "none"
+
+
+class NotMeasured(ValueError):
+    """A choice the campaign has no measurement for; the message names what it has."""
+
+
+# --- formatting: every value printed exactly as stored ---------------------------------
+
+
+def plain(value) -> str:
+    """A stored number with all its digits and thousands separators (null = never answered)."""
+    if value is None:
+        return "never answered"
+    if isinstance(value, bool):
+        return "yes" if value else "no"
+    if isinstance(value, int):
+        return f"{value:,}"
+    if value == int(value) and abs(value) < 1e15:
+        return f"{int(value):,}"
+    text = repr(value)
+    if "e" in text:  # very small or large: positional notation, no digit lost
+        text = format(value, "f").rstrip("0")
+    whole, _, fraction = text.partition(".")
+    sign = "-" if whole.startswith("-") else ""
+    return f"{sign}{int(whole.lstrip('-')):,}.{fraction}"
+
+
+def signed(value) -> str:
+    """A difference with its sign (+ for higher, - for lower)."""
+    if value is None:
+        return "undefined"
+    return plain(value) if value < 0 else "+" + plain(value)
+
+
+def with_unit(value, unit: str) -> str:
+    return "never answered" if value is None else f"{plain(value)} {unit}"
+
+
+def listing(values) -> str:
+    return ", ".join(str(value) for value in values)
+
+
+def table(rows, indent: str = "  ") -> str:
+    """Left-aligned columns; rows are lists of strings."""
+    widths = [max(len(row[i]) for row in rows) for i in range(len(rows[0]))]
+    lines = []
+    for row in rows:
+        cells = [cell.ljust(width) for cell, width in zip(row, widths, strict=True)]
+        lines.append((indent + "  ".join(cells)).rstrip())
+    return "\n".join(lines)
+
+
+# --- reading the reader's choices -------------------------------------------------------
+
+
+def number_text(value) -> str:
+    """How a choice is written in a key: 2.0 -> '2', 0.5 -> '0.5' (Python's :g)."""
+    return f"{float(value):g}"
+
+
+def as_number(value, what: str) -> float:
+    try:
+        number = float(value)
+    except (TypeError, ValueError):
+        raise NotMeasured(f"{what} must be a number, not {value!r}.") from None
+    if number != number or number in (float("inf"), float("-inf")):
+        raise NotMeasured(f"{what} must be a finite number, not {value!r}.")
+    return number
+
+
+def part_b(results) -> dict:
+    if results.get("schema_version") != SCHEMA_VERSION:
+        raise NotMeasured(
+            f"This explorer reads results schema {SCHEMA_VERSION}; "
+            f"the file says {results.get('schema_version')!r}."
+        )
+    if "part_b" not in results:
+        raise NotMeasured("This campaign has no Part B measurements.")
+    return results["part_b"]["settings"]
+
+
+def caps_measured(settings: dict) -> list:
+    """The B values measured: 'none' (when measured) first, then the caps, ascending."""
+    caps = sorted({s["max_batch"] for s in settings.values() if s["batcher"] != NONE})
+    return ([NONE] if NONE in settings else []) + caps
+
+
+def setting_name(results, b, w) -> str:
+    """The setting's key in results.json for B and W, or a message naming the measured ones."""
+    settings = part_b(results)
+    caps = caps_measured(settings)
+    if b is None or str(b).strip().lower() == NONE:
+        if NONE not in settings:
+            raise NotMeasured(f"'none' was not measured. Measured B: {listing(caps)}.")
+        return NONE
+    cap = as_number(b, "B")
+    if cap != int(cap) or int(cap) not in caps:
+        raise NotMeasured(f"B={number_text(b)} was not measured. Measured B: {listing(caps)}.")
+    cap = int(cap)
+    wait = as_number(w, "W")
+    waits = sorted(s["max_wait_ms"] for s in settings.values() if s["max_batch"] == cap)
+    if cap == 1 and wait != 0:
+        raise NotMeasured(
+            "B=1 with W>0 is not a setting: a batch of one never waits for a second request. "
+            "Use w=0 (queue B=1)."
+        )
+    name = f"B={cap} W={number_text(wait)}"
+    if name not in settings:
+        measured_waits = listing(number_text(x) for x in waits)
+        raise NotMeasured(
+            f"W={number_text(w)} ms was not measured with B={cap}. "
+            f"Measured W for B={cap}: {measured_waits} ms."
+        )
+    return name
+
+
+def rate_key(results, name: str, rate) -> str:
+    """The rate's key for this setting, or a message naming the measured rates."""
+    multiple = as_number(rate, "RATE")
+    design_rates = results["design"]["rate_multiples"]
+    measured = list(part_b(results)[name]["rates"])
+    key = number_text(multiple)
+    if key not in design_rates:
+        raise NotMeasured(
+            f"RATE={key} × S was not measured. Measured rates: {listing(design_rates)} × S."
+        )
+    if key not in measured:
+        raise NotMeasured(
+            f"{name} has no measurement at {key} × S (its runs are missing). "
+            f"Measured rates for {name}: {listing(measured) or 'none'} × S."
+        )
+    return key
+
+
+# --- describing a cell --------------------------------------------------------------------
+
+
+def describe_setting(results, name: str) -> str:
+    if name == NONE:
+        return "none: no batcher; the handler scores its own row"
+    setting = results["design"]["setting"][name]
+    if setting["max_batch"] == 1:
+        return "queue B=1: through the batcher, never grouped (the machinery's cost)"
+    wait = plain(setting["max_wait_ms"])
+    return f"{name}: batches of up to {setting['max_batch']} rows, first request waits ≤ {wait} ms"
+
+
+def cell_lines(results, name: str, key: str) -> str:
+    cell = results["part_b"]["settings"][name]["rates"][key]
+    rounds = results["design"]["rounds"]
+    rows = [
+        ["p50", with_unit(cell.get("p50_ms"), "ms")],
+        ["p99", with_unit(cell.get("p99_ms"), "ms")],
+        ["throughput", with_unit(cell.get("throughput"), "answers/s")],
+        ["kept up", f"{cell['keeps_up_rounds']} of {rounds} rounds"],
+    ]
+    if "mean_batch_size" in cell:
+        rows.append(["mean batch", with_unit(cell["mean_batch_size"], "rows")])
+    if cell["missing_rounds"]:
+        missing = listing(r + 1 for r in cell["missing_rounds"])
+        rows.append(["missing", f"round {missing} (no raw file)"])
+    return describe_setting(results, name) + "\n" + table(rows)
+
+
+METRICS = (("p50_ms", "p50", "ms"), ("p99_ms", "p99", "ms"), ("throughput", "throughput", "/s"))
+
+
+def verdict_line(label: str, diff: dict, rounds: int) -> str:
+    if diff["told_apart"]:
+        return f"{label}: told apart, {diff['direction']} (all {rounds} rounds agree in sign)"
+    return f"{label}: not told apart (the rounds do not all agree in sign)"
+
+
+def paired_lines(results, name: str, baseline: str, key: str) -> str:
+    """The stored round-by-round differences and verdicts, name minus baseline."""
+    pair = results.get("paired", {}).get(name, {}).get(baseline, {}).get(key)
+    if pair is None:
+        return f"No paired differences of {name} against {baseline} at {key} × S were published."
+    rounds = pair["p50_ms"]["rounds"]
+    header = ["round"] + [f"{label} ({unit})" for _, label, unit in METRICS]
+    rows = [header]
+    for index, number in enumerate(rounds):
+        rows.append([str(number + 1)] + [signed(pair[m]["diffs"][index]) for m, _, _ in METRICS])
+    rows.append(["median"] + [signed(pair[m]["median"]) for m, _, _ in METRICS])
+    design_rounds = results["design"]["rounds"]
+    verdicts = [verdict_line(label, pair[m], design_rounds) for m, label, _ in METRICS]
+    title = f"{name} minus {baseline}, round by round (the same arrivals in each round):"
+    return title + "\n" + table(rows) + "\n" + "\n".join("  " + line for line in verdicts)
+
+
+def heading(results, key: str) -> str:
+    cell_rate = results["part_b"]["settings"]
+    any_cell = next(s["rates"][key] for s in cell_rate.values() if key in s["rates"])
+    campaign = results["campaign"]
+    return (
+        f"At {key} × S ({plain(any_cell['arrival_rate'])} requests/s arriving), "
+        f"campaign {campaign['name']} ({campaign['profile']} profile)"
+    )
+
+
+# --- the reader's functions ---------------------------------------------------------------
+
+
+def lookup(results, b, w=0, rate=1) -> str:
+    """No batching first at the same rate, then the setting B, W, and their paired rounds."""
+    try:
+        name = setting_name(results, b, w)
+        key = rate_key(results, name, rate)
+        if name != NONE:
+            rate_key(results, NONE, rate)
+    except NotMeasured as message:
+        return str(message)
+    parts = [heading(results, key), cell_lines(results, NONE, key)]
+    if name == NONE:
+        parts.append("This is the baseline itself: choose B to compare a batcher with it.")
+    else:
+        parts.append(cell_lines(results, name, key))
+        parts.append(paired_lines(results, name, NONE, key))
+    return "\n\n".join(parts)
+
+
+def compare(results, b1, w1, b2, w2, rate=1) -> str:
+    """Two settings at one rate; their stored paired differences when the generator made them."""
+    try:
+        first = setting_name(results, b1, w1)
+        second = setting_name(results, b2, w2)
+        key = rate_key(results, first, rate)
+        rate_key(results, second, rate)
+    except NotMeasured as message:
+        return str(message)
+    parts = [heading(results, key), cell_lines(results, first, key)]
+    if first == second:
+        parts.append("Both choices are the same setting.")
+        return "\n\n".join(parts)
+    parts.append(cell_lines(results, second, key))
+    paired = results.get("paired", {})
+    if key in paired.get(second, {}).get(first, {}):
+        parts.append(paired_lines(results, second, first, key))
+    elif key in paired.get(first, {}).get(second, {}):
+        parts.append(paired_lines(results, first, second, key))
+    else:
+        parts.append(by_round_side_by_side(results, first, second, key))
+    return "\n\n".join(parts)
+
+
+def by_round_side_by_side(results, first: str, second: str, key: str) -> str:
+    """Each round's p50 and p99 of both settings, when no paired difference was published."""
+    cells = [results["part_b"]["settings"][n]["rates"][key] for n in (first, second)]
+    rows = [["round", f"{first} p50", f"{second} p50", f"{first} p99", f"{second} p99"]]
+    shared = [r for r in cells[0]["rounds"] if r in cells[1]["rounds"]]
+    for number in shared:
+        at = [cell["rounds"].index(number) for cell in cells]
+        rows.append(
+            [str(number + 1)]
+            + [with_unit(cells[i]["by_round"]["p50_ms"][at[i]], "ms") for i in (0, 1)]
+            + [with_unit(cells[i]["by_round"]["p99_ms"][at[i]], "ms") for i in (0, 1)]
+        )
+    note = (
+        "The generator pairs each setting with none, with W=0 at the same B and with queue "
+        "B=1;\nthese two are not such a pair, so here are their rounds side by side:"
+    )
+    return note + "\n" + table(rows)
+
+
+def size_key(size) -> str | None:
+    """A Part A size as its key ('32'), or None when it is not a whole number."""
+    try:
+        number = as_number(size, "size")
+    except NotMeasured:
+        return None
+    return str(int(number)) if number == int(number) else None
+
+
+def part_a(results, size=1) -> str:
+    """Part A, the model alone: one row first, then the chosen batch size."""
+    if "part_a" not in results:
+        return "This campaign has no Part A measurements."
+    sizes = results["part_a"]["sizes"]
+    chosen_key = size_key(size)
+    if chosen_key not in results["part_a"]["by_size"]:
+        return f"Batch size {size!r} was not measured. Measured sizes: {listing(sizes)} rows."
+    runs = results["part_a"]["runs"]
+    parts = [f"Part A, the model alone ({runs} runs; each value: the median of the runs' medians)"]
+    for chosen in dict.fromkeys(["1", chosen_key]):
+        if chosen not in results["part_a"]["by_size"]:
+            continue
+        entry = results["part_a"]["by_size"][chosen]
+        rows = [
+            ["per call", with_unit(entry["per_call_us"], "µs")],
+            ["per row", with_unit(entry["per_row_us"], "µs")],
+            ["each run", listing(with_unit(x, "µs") for x in entry["per_call_us_runs"])],
+            ["timed calls", plain(entry["calls"])],
+        ]
+        bits = results.get("bits", {}).get("by_size", {}).get(chosen)
+        if bits is not None:
+            rows.append(["same bits", f"{plain(bits['equal'])} of {plain(bits['scores'])} scores"])
+        parts.append(f"batch of {chosen} row{'s' if chosen != '1' else ''}\n" + table(rows))
+    return "\n\n".join(parts)
+
+
+def measured(results) -> str:
+    """What this campaign measured: the values the reader may choose."""
+    try:
+        settings = part_b(results)
+    except NotMeasured as message:
+        return str(message)
+    lines = [f"campaign {results['campaign']['name']} ({results['campaign']['profile']} profile)"]
+    lines.append(f"settings: {listing(settings)}")
+    lines.append(f"rates: {listing(results['design']['rate_multiples'])} × S")
+    if "part_a" in results:
+        lines.append(f"Part A sizes: {listing(results['part_a']['sizes'])} rows")
+    return "\n".join(lines)
