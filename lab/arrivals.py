@@ -30,8 +30,9 @@ def arrival_seed(campaign: str, round_index: int, rate_multiple: float) -> int:
 def poisson_arrivals(arrival_rate: float, window_s: float, seed: int) -> np.ndarray:
     """Sorted arrival offsets (float64 seconds) in [0, window_s) with exponential gaps."""
     if arrival_rate <= 0 or window_s <= 0:
-        raise ValueError(f"arrival_rate and window_s must be positive "
-                         f"(got {arrival_rate}, {window_s})")
+        raise ValueError(
+            f"arrival_rate and window_s must be positive (got {arrival_rate}, {window_s})"
+        )
     rng = np.random.default_rng(seed)
     expected = arrival_rate * window_s
     chunk = int(expected + CHUNK_SPARE_SIGMAS * np.sqrt(expected) + 16)

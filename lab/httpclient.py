@@ -93,8 +93,9 @@ class Connection(asyncio.Protocol):
     `on_response`. Every failure goes to `on_failure` once; closing it ourselves is silent.
     """
 
-    def __init__(self, index: int, peer: str, on_response: ResponseCallback,
-                 on_failure: FailureCallback):
+    def __init__(
+        self, index: int, peer: str, on_response: ResponseCallback, on_failure: FailureCallback
+    ):
         self.index = index
         self.peer = peer
         self.on_response = on_response
@@ -126,8 +127,11 @@ class Connection(asyncio.Protocol):
             data = self.buffer + data
             self.buffer = b""
         if not self.busy:
-            self._fail(BadResponse(f"{self._where()}: {len(data)} bytes arrived with no "
-                                   f"request outstanding"))
+            self._fail(
+                BadResponse(
+                    f"{self._where()}: {len(data)} bytes arrived with no request outstanding"
+                )
+            )
             return
         head_end = data.find(HEAD_END)
         if head_end < 0:
@@ -136,32 +140,42 @@ class Connection(asyncio.Protocol):
         head = data[:head_end].lower()
         at = head.find(CONTENT_LENGTH)
         if at < 0 or not head.startswith(b"http/1."):
-            self._fail(BadResponse(f"{self._where()}: response without Content-Length "
-                                   f"or status line: {bytes(data[:200])!r}"))
+            self._fail(
+                BadResponse(
+                    f"{self._where()}: response without Content-Length "
+                    f"or status line: {bytes(data[:200])!r}"
+                )
+            )
             return
         line_end = head.find(b"\r\n", at + len(CONTENT_LENGTH))
-        total = head_end + 4 + int(head[at + len(CONTENT_LENGTH):line_end if line_end >= 0
-                                       else head_end])
+        total = (
+            head_end
+            + 4
+            + int(head[at + len(CONTENT_LENGTH) : line_end if line_end >= 0 else head_end])
+        )
         if len(data) < total:
             self.buffer = data
             return
         if len(data) > total:
-            self._fail(BadResponse(f"{self._where()}: {len(data) - total} bytes beyond the "
-                                   f"answer (the client never pipelines)"))
+            self._fail(
+                BadResponse(
+                    f"{self._where()}: {len(data) - total} bytes beyond the "
+                    f"answer (the client never pipelines)"
+                )
+            )
             return
         at = head.find(SERVER_TIMING)
         if at < 0:
             timing = b""
         else:
             line_end = head.find(b"\r\n", at + len(SERVER_TIMING))
-            timing = head[at + len(SERVER_TIMING):line_end if line_end >= 0 else head_end]
+            timing = head[at + len(SERVER_TIMING) : line_end if line_end >= 0 else head_end]
         self.busy = False
-        self.on_response(self, done_ns, int(data[9:12]), timing, data[head_end + 4:])
+        self.on_response(self, done_ns, int(data[9:12]), timing, data[head_end + 4 :])
 
     def _keep_partial(self, data: bytes) -> None:
         if len(data) > MAX_HEAD_BYTES:
-            self._fail(BadResponse(f"{self._where()}: no end of headers in "
-                                   f"{len(data)} bytes"))
+            self._fail(BadResponse(f"{self._where()}: no end of headers in {len(data)} bytes"))
         else:
             self.buffer = data
 
@@ -172,8 +186,9 @@ class Connection(asyncio.Protocol):
         if self.closing:
             return
         how = f"reset ({exc})" if exc is not None else "closed"
-        state = (f"with request {self.tag} outstanding" if self.busy
-                 else "while idle between requests")
+        state = (
+            f"with request {self.tag} outstanding" if self.busy else "while idle between requests"
+        )
         self._fail(PeerClosed(f"{self._where()} was {how} by the service {state}"))
 
     def _fail(self, error: Exception) -> None:
@@ -186,25 +201,30 @@ class Connection(asyncio.Protocol):
         return f"connection {self.index} to {self.peer}"
 
 
-async def open_connections(host: str, port: int, count: int, on_response: ResponseCallback,
-                           on_failure: FailureCallback) -> list[Connection]:
+async def open_connections(
+    host: str, port: int, count: int, on_response: ResponseCallback, on_failure: FailureCallback
+) -> list[Connection]:
     """Open `count` kept-alive connections (TCP_NODELAY is set by the event loop)."""
     loop = asyncio.get_running_loop()
     peer = f"{host}:{port}"
     opened: list[Connection] = []
     for first in range(0, count, CONNECT_BATCH):
         batch = range(first, min(first + CONNECT_BATCH, count))
-        pairs = await asyncio.gather(*(
-            loop.create_connection(
-                lambda index=index: Connection(index, peer, on_response, on_failure),
-                host, port)
-            for index in batch))
+        pairs = await asyncio.gather(
+            *(
+                loop.create_connection(
+                    lambda index=index: Connection(index, peer, on_response, on_failure), host, port
+                )
+                for index in batch
+            )
+        )
         opened.extend(protocol for _, protocol in pairs)
     return opened
 
 
-async def check_connections(connections: list[Connection], host: str, port: int,
-                            timeout_s: float = 30.0) -> None:
+async def check_connections(
+    connections: list[Connection], host: str, port: int, timeout_s: float = 30.0
+) -> None:
     """One `GET /health` on every connection, so the service has accepted them all before
     the measured window starts (a connected socket may still sit in the listen backlog)."""
     loop = asyncio.get_running_loop()
@@ -328,8 +348,9 @@ class Ticker:
         if self.fd >= 0:
             # it_value 0 would disarm the timer, so a deadline in the past becomes 1 ns.
             deadline_ns = max(deadline_ns, 1)
-            self.spec.it_value.tv_sec, self.spec.it_value.tv_nsec = divmod(deadline_ns,
-                                                                           1_000_000_000)
+            self.spec.it_value.tv_sec, self.spec.it_value.tv_nsec = divmod(
+                deadline_ns, 1_000_000_000
+            )
             if self._settime(self.fd, TFD_TIMER_ABSTIME, ctypes.byref(self.spec), None) != 0:
                 raise OSError(ctypes.get_errno(), "timerfd_settime failed")
         else:

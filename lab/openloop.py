@@ -14,6 +14,7 @@ Tested by tests/test_openloop.py.
 
 import argparse
 import asyncio
+import contextlib
 import gc
 import sys
 import time
@@ -63,8 +64,12 @@ class OpenLoop:
         """Send (or queue) every arrival whose time has come, then wait for the next one."""
         now = time.monotonic_ns()
         due_until = now - self.start_ns
-        offsets, idle, index, count = self.offsets_ns, self.idle, self.next_due, len(
-            self.offsets_ns)
+        offsets, idle, index, count = (
+            self.offsets_ns,
+            self.idle,
+            self.next_due,
+            len(self.offsets_ns),
+        )
         while index < count and offsets[index] <= due_until:
             self.taken_ns[index] = now
             if idle:
@@ -102,8 +107,9 @@ class OpenLoop:
 
 async def _open_loop(host, port, offsets_ns, requests, connections, window_ns, drain_ns):
     run = OpenLoop(requests, offsets_ns)
-    pool = await httpclient.open_connections(host, port, connections, run.on_response,
-                                             run.on_failure)
+    pool = await httpclient.open_connections(
+        host, port, connections, run.on_response, run.on_failure
+    )
     try:
         await httpclient.check_connections(pool, host, port)
         gc.disable()  # no collector pause in the middle of the window
@@ -111,11 +117,11 @@ async def _open_loop(host, port, offsets_ns, requests, connections, window_ns, d
         start_ns = time.monotonic_ns() + START_LEAD_NS
         run.start(pool, start_ns)
         deadline_ns = start_ns + window_ns + drain_ns
-        try:
-            await asyncio.wait_for(asyncio.shield(run.finished),
-                                   max(deadline_ns - time.monotonic_ns(), 0) / NS_PER_S)
-        except TimeoutError:
-            pass  # answers still owed after the drain: recorded as never answered
+        # Answers still owed after the drain are recorded as never answered.
+        with contextlib.suppress(TimeoutError):
+            await asyncio.wait_for(
+                asyncio.shield(run.finished), max(deadline_ns - time.monotonic_ns(), 0) / NS_PER_S
+            )
         end_ns = time.monotonic_ns()
         cpu_ns = time.process_time_ns() - cpu_start_ns
     finally:
@@ -125,10 +131,17 @@ async def _open_loop(host, port, offsets_ns, requests, connections, window_ns, d
     return run, {"start_ns": start_ns, "end_ns": end_ns, "cpu_ns": cpu_ns}
 
 
-def run_open_loop(host: str, port: int, arrivals_s: np.ndarray, customer_ids,
-                  connections: int = 512, drain_s: float = 60.0, *,
-                  window_s: float | None = None,
-                  arrival_rate: float | None = None) -> tuple[dict[str, np.ndarray], dict]:
+def run_open_loop(
+    host: str,
+    port: int,
+    arrivals_s: np.ndarray,
+    customer_ids,
+    connections: int = 512,
+    drain_s: float = 60.0,
+    *,
+    window_s: float | None = None,
+    arrival_rate: float | None = None,
+) -> tuple[dict[str, np.ndarray], dict]:
     """Drive the service with requests at `arrivals_s` (seconds from window start), request
     i asking about `customer_ids[i]`. Returns (columns, stats); raises `PeerClosed` or
     `BadResponse` if the service closes a connection or sends something unreadable.
@@ -136,14 +149,23 @@ def run_open_loop(host: str, port: int, arrivals_s: np.ndarray, customer_ids,
     arrivals_s = np.asarray(arrivals_s, dtype=np.float64)
     if len(customer_ids) < len(arrivals_s):
         raise ValueError(f"{len(arrivals_s)} arrivals but only {len(customer_ids)} customer ids")
-    window_s = float(window_s if window_s is not None else (arrivals_s[-1] if len(arrivals_s)
-                                                             else 0.0))
+    window_s = float(
+        window_s if window_s is not None else (arrivals_s[-1] if len(arrivals_s) else 0.0)
+    )
     offsets_ns = np.round(arrivals_s * NS_PER_S).astype(np.int64).tolist()
-    requests = httpclient.predict_requests(host, port, customer_ids[:len(offsets_ns)])
+    requests = httpclient.predict_requests(host, port, customer_ids[: len(offsets_ns)])
     httpclient.raise_open_files_limit(connections + 256)
-    run, clock = httpclient.run(_open_loop(host, port, offsets_ns, requests, connections,
-                                           round(window_s * NS_PER_S),
-                                           round(drain_s * NS_PER_S)))
+    run, clock = httpclient.run(
+        _open_loop(
+            host,
+            port,
+            offsets_ns,
+            requests,
+            connections,
+            round(window_s * NS_PER_S),
+            round(drain_s * NS_PER_S),
+        )
+    )
     columns = _columns(run, clock["start_ns"])
     stats = _stats(run, clock, columns, window_s, arrival_rate, connections, drain_s)
     return columns, stats
@@ -154,8 +176,9 @@ def _columns(run: OpenLoop, start_ns: int) -> dict[str, np.ndarray]:
     scheduled = start_ns + offsets
     sent = np.array(run.sent_ns, dtype=np.int64)
     done = np.array(run.done_ns, dtype=np.int64)
-    moments = np.array([httpclient.server_timing_moments(value) for value in run.timing],
-                       dtype=np.int64).reshape(-1, 4)
+    moments = np.array(
+        [httpclient.server_timing_moments(value) for value in run.timing], dtype=np.int64
+    ).reshape(-1, 4)
     return {
         "arrival_us": (offsets // 1000).astype(np.uint32),
         "send_lag_us": np.where(sent > 0, (sent - scheduled) // 1000, -1).astype(np.int32),
@@ -183,8 +206,9 @@ def _stats(run, clock, columns, window_s, arrival_rate, connections, drain_s) ->
         "never_answered": requests - run.answered,
         "non_200": int(np.count_nonzero((status != 200) & (status != 0))),
         "window_s": window_s,
-        "arrival_rate": float(arrival_rate if arrival_rate is not None
-                              else requests / window_s if window_s else 0.0),
+        "arrival_rate": float(
+            arrival_rate if arrival_rate is not None else requests / window_s if window_s else 0.0
+        ),
         "connections": connections,
         "drain_s": drain_s,
         "drain_s_used": round(max(drained_until - window_end_ns, 0) / NS_PER_S, 6),
@@ -210,25 +234,36 @@ def summary_line(columns: dict[str, np.ndarray], stats: dict) -> str:
     done_us = columns["arrival_us"][columns["status"] == 200].astype(np.int64) + answered
     span_s = max(stats["window_s"], done_us.max() / 1e6 if len(done_us) else 0.0)
     throughput = len(answered) / span_s if span_s else 0.0
-    p50, p99 = ((np.percentile(answered, [50, 99]) / 1000).tolist() if len(answered)
-                else (float("nan"), float("nan")))
-    return (f"answered {stats['answered']}/{stats['requests']} (non-200 {stats['non_200']}), "
-            f"p50 {p50:.2f} ms, p99 {p99:.2f} ms, throughput {throughput:.1f}/s "
-            f"at rate {stats['arrival_rate']:.1f}/s, "
-            f"client {stats['client_cpu_us_per_request']:.1f} µs/request")
+    p50, p99 = (
+        (np.percentile(answered, [50, 99]) / 1000).tolist()
+        if len(answered)
+        else (float("nan"), float("nan"))
+    )
+    return (
+        f"answered {stats['answered']}/{stats['requests']} (non-200 {stats['non_200']}), "
+        f"p50 {p50:.2f} ms, p99 {p99:.2f} ms, throughput {throughput:.1f}/s "
+        f"at rate {stats['arrival_rate']:.1f}/s, "
+        f"client {stats['client_cpu_us_per_request']:.1f} µs/request"
+    )
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--host", default="127.0.0.1")
     parser.add_argument("--port", type=int, required=True)
-    parser.add_argument("--arrival-rate", type=float, required=True,
-                        help="mean arrivals per second")
+    parser.add_argument(
+        "--arrival-rate", type=float, required=True, help="mean arrivals per second"
+    )
     parser.add_argument("--window-s", type=float, default=8.0, help="seconds of arrivals")
-    parser.add_argument("--seed", type=int, required=True,
-                        help="arrival seed (see lab.arrivals.arrival_seed)")
+    parser.add_argument(
+        "--seed", type=int, required=True, help="arrival seed (see lab.arrivals.arrival_seed)"
+    )
     parser.add_argument("--connections", type=int, default=512)
-    parser.add_argument("--drain-s", type=float, default=60.0,
-                        help="longest wait for answers still owed after the window")
+    parser.add_argument(
+        "--drain-s",
+        type=float,
+        default=60.0,
+        help="longest wait for answers still owed after the window",
+    )
     parser.add_argument("--out", type=Path, required=True, help="FILE.run.zip to write")
 
 
@@ -239,9 +274,16 @@ def main(args: argparse.Namespace) -> int:
     request_ids = artifacts.request_ids()
     customer_ids = arrivals.customers_for_run(request_ids, args.seed, len(schedule))
     try:
-        columns, stats = run_open_loop(args.host, args.port, schedule, customer_ids,
-                                       args.connections, args.drain_s, window_s=args.window_s,
-                                       arrival_rate=args.arrival_rate)
+        columns, stats = run_open_loop(
+            args.host,
+            args.port,
+            schedule,
+            customer_ids,
+            args.connections,
+            args.drain_s,
+            window_s=args.window_s,
+            arrival_rate=args.arrival_rate,
+        )
     except (httpclient.PeerClosed, httpclient.BadResponse, OSError) as error:
         print(f"lab openloop: FAILED: {error}", file=sys.stderr)
         return 1
