@@ -29,8 +29,11 @@ def score_in_batches(model, rows: np.ndarray, size: int) -> np.ndarray:
 
 def compare(reference: np.ndarray, other: np.ndarray) -> dict:
     equal = same_bits(reference, other)
-    return {"scores": int(len(other)), "equal": int(equal.sum()),
-            "max_abs_diff": float(np.max(np.abs(reference - other), initial=0.0))}
+    return {
+        "scores": int(len(other)),
+        "equal": int(equal.sum()),
+        "max_abs_diff": float(np.max(np.abs(reference - other), initial=0.0)),
+    }
 
 
 def bit_check(model, rows: np.ndarray, sizes=BIT_SIZES, echo=None) -> dict:
@@ -71,6 +74,8 @@ def main(args) -> int:
     total = sum(entry["scores"] for entry in meta["results"].values())
     equal = sum(entry["equal"] for entry in meta["results"].values())
     worst = max(entry["max_abs_diff"] for entry in meta["results"].values())
-    print(f"bit check on {meta['rows']:,} rows: {equal:,} of {total:,} batched scores equal "
-          f"to the single-row score to the bit; largest difference {worst:g}")
+    print(
+        f"bit check on {meta['rows']:,} rows: {equal:,} of {total:,} batched scores equal "
+        f"to the single-row score to the bit; largest difference {worst:g}"
+    )
     return 0 if equal == total else 1

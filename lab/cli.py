@@ -38,11 +38,15 @@ def main(argv=None) -> int:
     try:
         module = importlib.import_module(known.module)
     except ModuleNotFoundError as error:
-        print(f"lab {known.command}: missing Python package {error.name!r} "
-              f"(run `make setup`, or `pip install {error.name}`)", file=sys.stderr)
+        print(
+            f"lab {known.command}: missing Python package {error.name!r} "
+            f"(run `make setup`, or `pip install {error.name}`)",
+            file=sys.stderr,
+        )
         return 2
-    command = argparse.ArgumentParser(prog=f"python -m lab {known.command}",
-                                      description=COMMANDS[known.command][1])
+    command = argparse.ArgumentParser(
+        prog=f"python -m lab {known.command}", description=COMMANDS[known.command][1]
+    )
     module.add_arguments(command)
     args = command.parse_args(argv[1:])
     try:

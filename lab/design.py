@@ -42,8 +42,12 @@ class Setting:
         return f"B={self.max_batch} W={self.max_wait_ms:g}"
 
     def as_dict(self) -> dict:
-        return {"batcher": self.batcher, "max_batch": self.max_batch,
-                "max_wait_ms": self.max_wait_ms, "name": self.name}
+        return {
+            "batcher": self.batcher,
+            "max_batch": self.max_batch,
+            "max_wait_ms": self.max_wait_ms,
+            "name": self.name,
+        }
 
 
 NONE = Setting("none")
@@ -79,17 +83,50 @@ class Profile:
     quiet_tries: int = 60  # then the run goes ahead, recorded as not quiet
 
 
-FULL = Profile("full", SETTINGS, RATE_MULTIPLES, rounds=5, window_s=8.0, part_a_runs=5,
-               calls_per_size=2000, saturation_runs=5, saturation_s=8.0,
-               part_c_records=10_000, part_c_runs=5)
-QUICK = Profile("quick", (NONE, QUEUE_B1, Setting("queue", 32, 0.0), Setting("queue", 32, 2.0)),
-                (0.5, 1.0, 2.0), rounds=2, window_s=2.0, part_a_runs=2, calls_per_size=200,
-                saturation_runs=2, saturation_s=2.0, part_c_records=2_000, part_c_runs=2)
+FULL = Profile(
+    "full",
+    SETTINGS,
+    RATE_MULTIPLES,
+    rounds=5,
+    window_s=8.0,
+    part_a_runs=5,
+    calls_per_size=2000,
+    saturation_runs=5,
+    saturation_s=8.0,
+    part_c_records=10_000,
+    part_c_runs=5,
+)
+QUICK = Profile(
+    "quick",
+    (NONE, QUEUE_B1, Setting("queue", 32, 0.0), Setting("queue", 32, 2.0)),
+    (0.5, 1.0, 2.0),
+    rounds=2,
+    window_s=2.0,
+    part_a_runs=2,
+    calls_per_size=200,
+    saturation_runs=2,
+    saturation_s=2.0,
+    part_c_records=2_000,
+    part_c_runs=2,
+)
 # For tests only: the whole pipeline in well under a minute.
-TINY = Profile("tiny", (NONE, Setting("queue", 32, 2.0)), (0.5, 1.6), rounds=1, window_s=0.5,
-               part_a_runs=1, calls_per_size=5, saturation_runs=1, saturation_s=0.5,
-               part_c_records=200, part_c_runs=1, bit_rows=64, drain_s=10.0,
-               quiet_seconds=0.2, quiet_tries=2)
+TINY = Profile(
+    "tiny",
+    (NONE, Setting("queue", 32, 2.0)),
+    (0.5, 1.6),
+    rounds=1,
+    window_s=0.5,
+    part_a_runs=1,
+    calls_per_size=5,
+    saturation_runs=1,
+    saturation_s=0.5,
+    part_c_records=200,
+    part_c_runs=1,
+    bit_rows=64,
+    drain_s=10.0,
+    quiet_seconds=0.2,
+    quiet_tries=2,
+)
 PROFILES = {profile.name: profile for profile in (FULL, QUICK, TINY)}
 
 # Guesses (predictions with numbers) are added here, dated, before the full campaign runs.

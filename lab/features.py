@@ -30,13 +30,15 @@ def features_at(log: pd.DataFrame, month_start: pd.Timestamp) -> pd.DataFrame:
     past = log[log["date"] < month_start]
     grouped = past.groupby("customer_id", sort=True)
     recent = past[past["date"] >= month_start - pd.Timedelta(days=90)]
-    table = pd.DataFrame({
-        "days_since_last": (month_start - grouped["date"].max()).dt.days,
-        "days_since_first": (month_start - grouped["date"].min()).dt.days,
-        "orders_so_far": grouped.size(),
-        "spend_so_far": grouped["spend"].sum(),
-        "cds_so_far": grouped["cds"].sum(),
-    })
+    table = pd.DataFrame(
+        {
+            "days_since_last": (month_start - grouped["date"].max()).dt.days,
+            "days_since_first": (month_start - grouped["date"].min()).dt.days,
+            "orders_so_far": grouped.size(),
+            "spend_so_far": grouped["spend"].sum(),
+            "cds_so_far": grouped["cds"].sum(),
+        }
+    )
     table["spend_last_90d"] = recent.groupby("customer_id")["spend"].sum()
     table["spend_last_90d"] = table["spend_last_90d"].fillna(0.0)
     return table.astype(np.float64)[list(FEATURES)]

@@ -44,11 +44,20 @@ def fingerprint() -> dict:
 
 def git_commit() -> str:
     try:
-        done = subprocess.run(["git", "rev-parse", "HEAD"], capture_output=True, text=True,
-                              cwd=os.path.dirname(__file__), timeout=10)
-        dirty = subprocess.run(["git", "status", "--porcelain", "--untracked-files=no"],
-                               capture_output=True, text=True, cwd=os.path.dirname(__file__),
-                               timeout=10)
+        done = subprocess.run(
+            ["git", "rev-parse", "HEAD"],
+            capture_output=True,
+            text=True,
+            cwd=os.path.dirname(__file__),
+            timeout=10,
+        )
+        dirty = subprocess.run(
+            ["git", "status", "--porcelain", "--untracked-files=no"],
+            capture_output=True,
+            text=True,
+            cwd=os.path.dirname(__file__),
+            timeout=10,
+        )
         commit = done.stdout.strip() or "unknown"
         return commit + ("-dirty" if dirty.stdout.strip() else "")
     except (OSError, subprocess.SubprocessError):
@@ -85,8 +94,9 @@ def load_snapshot(cpu: int | None = None, seconds: float = 0.5) -> dict:
     }
 
 
-def quiet_check(cpu: int, idle_share: float = 0.95, seconds: float = 2.0,
-                tries: int = 30, echo=None) -> dict:
+def quiet_check(
+    cpu: int, idle_share: float = 0.95, seconds: float = 2.0, tries: int = 30, echo=None
+) -> dict:
     """Wait until `cpu` is at least `idle_share` idle over `seconds`; record every try."""
     attempts = []
     for _ in range(tries):

@@ -20,8 +20,13 @@ from lab.store import write_store
 
 SEED = 20261129
 REQUEST_LIST_SIZE = 200_000
-ARTIFACT_FILES = ("model.pkl", "test_rows.npy", "test_labels.npy", "features.sqlite",
-                  "requests.npy")
+ARTIFACT_FILES = (
+    "model.pkl",
+    "test_rows.npy",
+    "test_labels.npy",
+    "features.sqlite",
+    "requests.npy",
+)
 
 
 def train(rows: np.ndarray, labels: np.ndarray) -> HistGradientBoostingClassifier:
@@ -45,8 +50,10 @@ def build(folder: Path | None = None, echo=print) -> dict:
     folder = folder or paths.artifacts()
     folder.mkdir(parents=True, exist_ok=True)
     log = shopdata.read_log(shopdata.shop_log_path())
-    echo(f"shop log: {log['customer_id'].nunique():,} customers, {len(log):,} purchases, "
-         f"{log['date'].min():%Y-%m} to {log['date'].max():%Y-%m}")
+    echo(
+        f"shop log: {log['customer_id'].nunique():,} customers, {len(log):,} purchases, "
+        f"{log['date'].min():%Y-%m} to {log['date'].max():%Y-%m}"
+    )
     table = customer_months(log)
     is_test = table["month"] >= TEST_FROM
     train_part, test_part = table[~is_test], table[is_test]
@@ -56,10 +63,14 @@ def build(folder: Path | None = None, echo=print) -> dict:
     test_labels = test_part["label"].to_numpy(dtype=np.int64)
     precision = float(average_precision_score(test_labels, score(model, test_rows)))
     facts = {
-        "rows": len(table), "train_rows": len(train_part), "test_rows": len(test_part),
+        "rows": len(table),
+        "train_rows": len(train_part),
+        "test_rows": len(test_part),
         "positive_rate": round(float(table["label"].mean()), 6),
-        "test_average_precision": round(precision, 6), **model_facts(model),
-        "features": columns, "seed": SEED,
+        "test_average_precision": round(precision, 6),
+        **model_facts(model),
+        "features": columns,
+        "seed": SEED,
         "train_months": f"{train_part['month'].min():%Y-%m} to {train_part['month'].max():%Y-%m}",
         "test_months": f"{test_part['month'].min():%Y-%m} to {test_part['month'].max():%Y-%m}",
         "serving_month": f"{SERVING_MONTH:%Y-%m}",
@@ -73,24 +84,40 @@ def build(folder: Path | None = None, echo=print) -> dict:
     _save_npy(folder / "test_labels.npy", test_labels)
     _save_npy(folder / "requests.npy", requests.astype(np.int64))
     write_store(folder / "features.sqlite", serving)
-    manifest = {**facts, "store_customers": len(serving),
-                "sha256": {name: sha256_of(folder / name) for name in ARTIFACT_FILES},
-                "source": {"wheel": shopdata.WHEEL_SPEC, "wheel_sha256": shopdata.WHEEL_SHA256,
-                           "log_sha256": shopdata.LOG_SHA256}}
+    manifest = {
+        **facts,
+        "store_customers": len(serving),
+        "sha256": {name: sha256_of(folder / name) for name in ARTIFACT_FILES},
+        "source": {
+            "wheel": shopdata.WHEEL_SPEC,
+            "wheel_sha256": shopdata.WHEEL_SHA256,
+            "log_sha256": shopdata.LOG_SHA256,
+        },
+    }
     (folder / "manifest.json").write_text(json.dumps(manifest, indent=2) + "\n")
-    echo(f"rows {facts['rows']:,} (train {facts['train_rows']:,} {facts['train_months']}, "
-         f"test {facts['test_rows']:,} {facts['test_months']}), "
-         f"positive rate {facts['positive_rate']:.4f}")
-    echo(f"model: {facts['trees']} trees, at most {facts['max_leaves']} leaves, "
-         f"test average precision {facts['test_average_precision']:.4f}")
-    echo(f"feature store: {len(serving):,} customers as of {facts['serving_month']}; "
-         f"request list: {REQUEST_LIST_SIZE:,} ids; artifacts in {folder}")
+    echo(
+        f"rows {facts['rows']:,} (train {facts['train_rows']:,} {facts['train_months']}, "
+        f"test {facts['test_rows']:,} {facts['test_months']}), "
+        f"positive rate {facts['positive_rate']:.4f}"
+    )
+    echo(
+        f"model: {facts['trees']} trees, at most {facts['max_leaves']} leaves, "
+        f"test average precision {facts['test_average_precision']:.4f}"
+    )
+    echo(
+        f"feature store: {len(serving):,} customers as of {facts['serving_month']}; "
+        f"request list: {REQUEST_LIST_SIZE:,} ids; artifacts in {folder}"
+    )
     return manifest
 
 
 def add_arguments(parser) -> None:
-    parser.add_argument("--out", type=Path, default=None,
-                        help="artifact folder (default: the lab cache, see LAB_HOME)")
+    parser.add_argument(
+        "--out",
+        type=Path,
+        default=None,
+        help="artifact folder (default: the lab cache, see LAB_HOME)",
+    )
 
 
 def main(args) -> int:

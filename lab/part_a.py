@@ -54,9 +54,14 @@ def one_run(campaign: str, run_index: int, calls: int, seed: int, cpu: int | Non
     order = sizes_order(seed + run_index)
     timed = [(size, time_calls(model, rows, size, calls)) for size in order]
     meta["load_after"] = machine.load_snapshot(cpu)
-    meta.update(run_index=run_index, sizes_order=order, calls_per_size=calls,
-                warmup_calls=WARMUP_CALLS, seed=seed + run_index,
-                omp_num_threads=machine.os.environ.get("OMP_NUM_THREADS"))
+    meta.update(
+        run_index=run_index,
+        sizes_order=order,
+        calls_per_size=calls,
+        warmup_calls=WARMUP_CALLS,
+        seed=seed + run_index,
+        omp_num_threads=machine.os.environ.get("OMP_NUM_THREADS"),
+    )
     columns = {
         "size": np.concatenate([np.full(len(t), s, dtype=np.uint16) for s, t in timed]),
         "call_ns": np.concatenate([t for _, t in timed]),
@@ -66,12 +71,27 @@ def one_run(campaign: str, run_index: int, calls: int, seed: int, cpu: int | Non
     return path
 
 
-def run_in_fresh_process(campaign: str, run_index: int, calls: int, seed: int,
-                         cpu: int | None, raw: Path | None = None) -> Path:
+def run_in_fresh_process(
+    campaign: str, run_index: int, calls: int, seed: int, cpu: int | None, raw: Path | None = None
+) -> Path:
     """One Part A run in a new pinned, single-threaded Python process."""
-    command = machine.pin_command(cpu, [sys.executable, "-m", "lab", "predict", "--one-run",
-                                        str(run_index), "--calls", str(calls), "--seed",
-                                        str(seed), "--campaign", campaign])
+    command = machine.pin_command(
+        cpu,
+        [
+            sys.executable,
+            "-m",
+            "lab",
+            "predict",
+            "--one-run",
+            str(run_index),
+            "--calls",
+            str(calls),
+            "--seed",
+            str(seed),
+            "--campaign",
+            campaign,
+        ],
+    )
     if cpu is not None:
         command += ["--cpu", str(cpu)]
     env = machine.single_thread_env({"LAB_RAW": str(raw)} if raw else None)

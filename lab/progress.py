@@ -12,8 +12,9 @@ class Progress:
         self.started = time.monotonic()
         self.finished_here = 0
         self.tty = stream.isatty()
-        self.echo(f"lab run: {already_done} of {total} runs already done; "
-                  f"{total - already_done} to go")
+        self.echo(
+            f"lab run: {already_done} of {total} runs already done; {total - already_done} to go"
+        )
 
     def eta_s(self) -> float | None:
         if not self.finished_here:
@@ -30,8 +31,10 @@ class Progress:
         eta = self.eta_s()
         eta_text = f"ETA {eta / 60:.0f} min" if eta is not None else "ETA ?"
         status = "ok" if ok else f"FAILED ({reason})"
-        self.echo(f"lab run: [{self.done_count}/{self.total}] {run_id} {status} "
-                  f"in {seconds:.1f} s; {eta_text}")
+        self.echo(
+            f"lab run: [{self.done_count}/{self.total}] {run_id} {status} "
+            f"in {seconds:.1f} s; {eta_text}"
+        )
         if self.tty:
             width = 30
             filled = int(width * self.done_count / max(self.total, 1))

@@ -47,8 +47,7 @@ def read_meta(path: Path) -> dict:
     except (OSError, zipfile.BadZipFile, KeyError, ValueError, EOFError) as error:
         raise RawFileError(f"{path}: cannot read meta.json ({error})") from error
     if meta.get("format") != FORMAT:
-        raise RawFileError(f"{path}: field 'format' is {meta.get('format')!r}, "
-                           f"expected {FORMAT!r}")
+        raise RawFileError(f"{path}: field 'format' is {meta.get('format')!r}, expected {FORMAT!r}")
     return meta
 
 
@@ -59,8 +58,7 @@ def read_run(path: Path) -> tuple[dict, dict[str, np.ndarray]]:
     with zipfile.ZipFile(path) as archive:
         for name in meta["columns"]:
             try:
-                columns[name] = np.load(io.BytesIO(archive.read(f"{name}.npy")),
-                                        allow_pickle=False)
+                columns[name] = np.load(io.BytesIO(archive.read(f"{name}.npy")), allow_pickle=False)
             except (KeyError, ValueError, OSError, EOFError, zipfile.BadZipFile) as error:
                 raise RawFileError(f"{path}: cannot read column {name!r} ({error})") from error
     return meta, columns

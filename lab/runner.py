@@ -44,18 +44,25 @@ def open_campaign(folder: Path, profile_name: str, seed: int, cpu: int | None) -
             raise CampaignError(
                 f"{folder.name} was started on another machine ({header['fingerprint']}); "
                 f"this one is {fingerprint}. Runs from two machines never mix: "
-                f"start a new campaign")
+                f"start a new campaign"
+            )
         if header["profile"] != profile_name:
-            raise CampaignError(f"{folder.name} is a {header['profile']!r} campaign, "
-                                f"not {profile_name!r}")
+            raise CampaignError(
+                f"{folder.name} is a {header['profile']!r} campaign, not {profile_name!r}"
+            )
         return header
     profile = PROFILES[profile_name]
     header = {
-        "campaign": folder.name, "profile": profile_name, "seed": seed, "cpu": cpu,
-        "runner_cpu": sorted(os.sched_getaffinity(0)), "fingerprint": fingerprint,
+        "campaign": folder.name,
+        "profile": profile_name,
+        "seed": seed,
+        "cpu": cpu,
+        "runner_cpu": sorted(os.sched_getaffinity(0)),
+        "fingerprint": fingerprint,
         "git_commit": machine.git_commit(),
         "started_at": time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime()),
-        "design": design_record(profile), "model": artifacts.manifest(),
+        "design": design_record(profile),
+        "model": artifacts.manifest(),
     }
     rawio.write_json(header_path, header)
     return header
@@ -123,20 +130,34 @@ def execute(context: Context, run: dict, echo) -> None:
 def record_failure(folder: Path, run: dict, reason: str) -> None:
     path = folder / "failures.json"
     failures = rawio_json(path) if path.exists() else []
-    failures.append({"run_id": run["run_id"], "reason": reason,
-                     "at": time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime())})
+    failures.append(
+        {
+            "run_id": run["run_id"],
+            "reason": reason,
+            "at": time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime()),
+        }
+    )
     rawio.write_json(path, failures)
 
 
 def pin_runner_away_from(cpu: int | None) -> None:
     """Keep the orchestrator off the measurement core."""
+    allowed = os.sched_getaffinity(0)
+    if cpu is not None and cpu not in allowed:
+        raise CampaignError(f"--cpu {cpu}: no such core here (cores {sorted(allowed)})")
     others = (os.sched_getaffinity(0) - {cpu}) if cpu is not None else set()
     if others:
         os.sched_setaffinity(0, others)
 
 
-def run_campaign(name: str, profile_name: str, cpu: int | None, seed: int = 1,
-                 max_failures_in_row: int = 5, echo=print) -> dict:
+def run_campaign(
+    name: str,
+    profile_name: str,
+    cpu: int | None,
+    seed: int = 1,
+    max_failures_in_row: int = 5,
+    echo=print,
+) -> dict:
     folder = campaign_dir(name)
     pin_runner_away_from(cpu)
     header = open_campaign(folder, profile_name, seed, cpu)
@@ -162,7 +183,8 @@ def run_campaign(name: str, profile_name: str, cpu: int | None, seed: int = 1,
             if failures_in_row >= max_failures_in_row:
                 raise CampaignError(
                     f"{failures_in_row} runs failed in a row (last: {reason}); stopped. "
-                    f"Fix the cause and run the same command again to resume") from error
+                    f"Fix the cause and run the same command again to resume"
+                ) from error
     progress.finish()
     missing = [r["run_id"] for r in schedule if not run_path(folder, r["run_id"]).exists()]
     return {"campaign": name, "runs": len(schedule), "missing": missing, "failed": failed}
@@ -171,19 +193,27 @@ def run_campaign(name: str, profile_name: str, cpu: int | None, seed: int = 1,
 def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--profile", choices=sorted(PROFILES), default="quick")
     parser.add_argument("--campaign", required=True, help="folder name under data/raw/")
-    parser.add_argument("--cpu", type=int, default=None,
-                        help="measurement core for the service, client and model timing")
+    parser.add_argument(
+        "--cpu",
+        type=int,
+        default=None,
+        help="measurement core for the service, client and model timing",
+    )
     parser.add_argument("--seed", type=int, default=1, help="seed of the schedule (new only)")
     parser.add_argument("--max-failures-in-row", type=int, default=5)
 
 
 def main(args) -> int:
     artifacts.folder()  # clear message if `lab data` has not run
-    summary = run_campaign(args.campaign, args.profile, args.cpu, args.seed,
-                           args.max_failures_in_row)
+    summary = run_campaign(
+        args.campaign, args.profile, args.cpu, args.seed, args.max_failures_in_row
+    )
     if summary["missing"]:
-        print(f"{len(summary['missing'])} runs missing: {', '.join(summary['missing'])}; "
-              f"run the same command again to retry them", file=sys.stderr)
+        print(
+            f"{len(summary['missing'])} runs missing: {', '.join(summary['missing'])}; "
+            f"run the same command again to retry them",
+            file=sys.stderr,
+        )
         return 1
     print(f"campaign {summary['campaign']} complete: {summary['runs']} runs")
     return 0

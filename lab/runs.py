@@ -43,8 +43,14 @@ def run_pinned(context: Context, arguments: list[str], timeout_s: float) -> None
     command = machine.pin_command(context.cpu, [sys.executable, "-m", "lab", *arguments])
     env = machine.single_thread_env({"LAB_RAW": str(context.campaign_dir.parent)})
     try:
-        done = subprocess.run(command, env=env, capture_output=True, text=True,
-                              timeout=timeout_s, preexec_fn=_die_with_parent)
+        done = subprocess.run(
+            command,
+            env=env,
+            capture_output=True,
+            text=True,
+            timeout=timeout_s,
+            preexec_fn=_die_with_parent,
+        )
     except subprocess.TimeoutExpired as error:
         raise RunFailed(f"`lab {arguments[0]}` took longer than {timeout_s:.0f} s") from error
     if done.returncode != 0:
@@ -54,8 +60,9 @@ def run_pinned(context: Context, arguments: list[str], timeout_s: float) -> None
 
 def quiet(context: Context, echo=None) -> dict:
     cpu = context.cpu if context.cpu is not None else 0
-    return machine.quiet_check(cpu, seconds=context.profile.quiet_seconds,
-                               tries=context.profile.quiet_tries, echo=echo)
+    return machine.quiet_check(
+        cpu, seconds=context.profile.quiet_seconds, tries=context.profile.quiet_tries, echo=echo
+    )
 
 
 def scratch_file(context: Context, name: str) -> Path:
@@ -66,9 +73,17 @@ def scratch_file(context: Context, name: str) -> Path:
 def run_part_a(context: Context, run: dict, echo=None) -> dict:
     """Part A writes its own raw file (a fresh process); the runner only checks it."""
     quiet_record = quiet(context, echo)
-    arguments = ["predict", "--one-run", str(run["run_index"]), "--calls",
-                 str(run["calls_per_size"]), "--seed", str(context.seed), "--campaign",
-                 context.campaign]
+    arguments = [
+        "predict",
+        "--one-run",
+        str(run["run_index"]),
+        "--calls",
+        str(run["calls_per_size"]),
+        "--seed",
+        str(context.seed),
+        "--campaign",
+        context.campaign,
+    ]
     if context.cpu is not None:
         arguments += ["--cpu", str(context.cpu)]
     run_pinned(context, arguments, timeout_s=1800)
@@ -88,8 +103,12 @@ def run_bits(context: Context, run: dict, echo=None) -> dict:
 def service(context: Context, setting: dict):
     from lab.serviceproc import ServiceProcess
 
-    return ServiceProcess(batcher=setting["batcher"], max_batch=setting["max_batch"],
-                          max_wait_ms=setting["max_wait_ms"], cpu=context.cpu)
+    return ServiceProcess(
+        batcher=setting["batcher"],
+        max_batch=setting["max_batch"],
+        max_wait_ms=setting["max_wait_ms"],
+        cpu=context.cpu,
+    )
 
 
 def client_columns(context: Context, arguments: list[str], timeout_s: float, name: str):
@@ -109,9 +128,16 @@ def run_saturation(context: Context, run: dict, echo=None) -> tuple[dict, dict]:
         client_meta, columns = client_columns(context, arguments, 300, run["run_id"])
         load_after = machine.load_snapshot(context.cpu)
     stats = client_meta["stats"]
-    meta = {"quiet": quiet_record, "load_before": quiet_record, "load_after": load_after,
-            "run_index": run["run_index"], "counted_s": run["counted_s"], "stats": stats,
-            "connections": stats.get("connections", 16), "warmup_s": stats.get("warmup_s")}
+    meta = {
+        "quiet": quiet_record,
+        "load_before": quiet_record,
+        "load_after": load_after,
+        "run_index": run["run_index"],
+        "counted_s": run["counted_s"],
+        "stats": stats,
+        "connections": stats.get("connections", 16),
+        "warmup_s": stats.get("warmup_s"),
+    }
     return meta, columns
 
 
@@ -124,21 +150,38 @@ def run_part_b(context: Context, run: dict, echo=None) -> tuple[dict, dict]:
     seed = arrival_seed(context.campaign, run["round"], run["rate_multiple"])
     with service(context, run["setting"]) as proc:
         quiet_record = quiet(context, echo)
-        arguments = ["openloop", "--port", str(proc.port), "--arrival-rate",
-                     f"{arrival_rate:.6f}", "--window-s", str(run["window_s"]), "--seed",
-                     str(seed), "--drain-s", str(context.profile.drain_s)]
+        arguments = [
+            "openloop",
+            "--port",
+            str(proc.port),
+            "--arrival-rate",
+            f"{arrival_rate:.6f}",
+            "--window-s",
+            str(run["window_s"]),
+            "--seed",
+            str(seed),
+            "--drain-s",
+            str(context.profile.drain_s),
+        ]
         timeout_s = run["window_s"] + context.profile.drain_s + 120
         client_meta, columns = client_columns(context, arguments, timeout_s, run["run_id"])
         batches = proc.batches()
         load_after = machine.load_snapshot(context.cpu)
     columns["batches_size"] = np.asarray(batches["size"], dtype="uint16")
-    columns["batches_first_wait_us"] = np.asarray(batches["first_wait_us"],
-                                                          dtype="uint32")
-    meta = {"quiet": quiet_record, "load_before": quiet_record, "load_after": load_after,
-            "round": run["round"], "rate_multiple": run["rate_multiple"],
-            "arrival_rate": arrival_rate, "saturation_S": context.saturation_s,
-            "setting": run["setting"], "window_s": run["window_s"], "seed": seed,
-            "client": client_meta["stats"]}
+    columns["batches_first_wait_us"] = np.asarray(batches["first_wait_us"], dtype="uint32")
+    meta = {
+        "quiet": quiet_record,
+        "load_before": quiet_record,
+        "load_after": load_after,
+        "round": run["round"],
+        "rate_multiple": run["rate_multiple"],
+        "arrival_rate": arrival_rate,
+        "saturation_S": context.saturation_s,
+        "setting": run["setting"],
+        "window_s": run["window_s"],
+        "seed": seed,
+        "client": client_meta["stats"],
+    }
     return meta, columns
 
 
@@ -151,6 +194,11 @@ def run_part_c(context: Context, run: dict, echo=None) -> tuple[dict, dict]:
 
 
 # kind -> executor. Part A and bits write their own files in a fresh pinned process.
-EXECUTORS = {"part_a": run_part_a, "bits": run_bits, "saturation": run_saturation,
-             "part_b": run_part_b, "part_c": run_part_c}
+EXECUTORS = {
+    "part_a": run_part_a,
+    "bits": run_bits,
+    "saturation": run_saturation,
+    "part_b": run_part_b,
+    "part_c": run_part_c,
+}
 WRITES_OWN_FILE = {"part_a", "bits"}

@@ -27,21 +27,45 @@ def part_b_run(profile: Profile, round_index: int, setting: Setting, rate: float
 
 
 def part_b_round(profile: Profile, round_index: int, seed: int) -> list[dict]:
-    runs = [part_b_run(profile, round_index, setting, rate)
-            for setting in profile.settings for rate in profile.rate_multiples]
+    runs = [
+        part_b_run(profile, round_index, setting, rate)
+        for setting in profile.settings
+        for rate in profile.rate_multiples
+    ]
     order = np.random.default_rng([seed, round_index]).permutation(len(runs))
     return [runs[i] for i in order]
 
 
 def build_schedule(profile: Profile, seed: int, with_part_c: bool = True) -> list[dict]:
-    runs = [{"run_id": f"part_a-{i}", "kind": "part_a", "run_index": i,
-             "calls_per_size": profile.calls_per_size} for i in range(profile.part_a_runs)]
+    runs = [
+        {
+            "run_id": f"part_a-{i}",
+            "kind": "part_a",
+            "run_index": i,
+            "calls_per_size": profile.calls_per_size,
+        }
+        for i in range(profile.part_a_runs)
+    ]
     runs.append({"run_id": "bits", "kind": "bits", "rows": profile.bit_rows})
-    runs += [{"run_id": f"saturation-{i}", "kind": "saturation", "run_index": i,
-              "counted_s": profile.saturation_s} for i in range(profile.saturation_runs)]
+    runs += [
+        {
+            "run_id": f"saturation-{i}",
+            "kind": "saturation",
+            "run_index": i,
+            "counted_s": profile.saturation_s,
+        }
+        for i in range(profile.saturation_runs)
+    ]
     for round_index in range(profile.rounds):
         runs += part_b_round(profile, round_index, seed)
     if with_part_c:
-        runs += [{"run_id": f"part_c-{i}", "kind": "part_c", "run_index": i,
-                  "records": profile.part_c_records} for i in range(profile.part_c_runs)]
+        runs += [
+            {
+                "run_id": f"part_c-{i}",
+                "kind": "part_c",
+                "run_index": i,
+                "records": profile.part_c_records,
+            }
+            for i in range(profile.part_c_runs)
+        ]
     return runs

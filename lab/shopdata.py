@@ -48,8 +48,19 @@ def fetch_wheel(folder: Path) -> Path:
     wheel = folder / WHEEL_NAME
     if not wheel.exists():
         folder.mkdir(parents=True, exist_ok=True)
-        command = [sys.executable, "-m", "pip", "download", "--no-deps", "--only-binary=:all:",
-                   "--disable-pip-version-check", "--quiet", WHEEL_SPEC, "-d", str(folder)]
+        command = [
+            sys.executable,
+            "-m",
+            "pip",
+            "download",
+            "--no-deps",
+            "--only-binary=:all:",
+            "--disable-pip-version-check",
+            "--quiet",
+            WHEEL_SPEC,
+            "-d",
+            str(folder),
+        ]
         done = subprocess.run(command, capture_output=True, text=True)
         if done.returncode != 0 or not wheel.exists():
             last = (done.stderr.strip().splitlines() or ["no output"])[-1]
@@ -75,9 +86,11 @@ def shop_log_path() -> Path:
 def read_log(path: Path) -> pd.DataFrame:
     """Columns: customer_id (int), date (datetime64), cds (int), spend (float, dollars)."""
     raw = pd.read_csv(path, sep=r"\s+", dtype={"date": str})
-    return pd.DataFrame({
-        "customer_id": raw["customer_id"].astype(np.int64),
-        "date": pd.to_datetime(raw["date"], format="%Y%m%d"),
-        "cds": raw["number_of_cds"].astype(np.int64),
-        "spend": raw["dollar_value"].astype(np.float64),
-    })
+    return pd.DataFrame(
+        {
+            "customer_id": raw["customer_id"].astype(np.int64),
+            "date": pd.to_datetime(raw["date"], format="%Y%m%d"),
+            "cds": raw["number_of_cds"].astype(np.int64),
+            "spend": raw["dollar_value"].astype(np.float64),
+        }
+    )

@@ -27,12 +27,14 @@ def hand_made_log() -> pd.DataFrame:
         (2, "1997-05-31", 1, 12.0),  # the day before the month: counts
         (3, "1997-06-01", 4, 50.0),  # the month's first day: no history yet
     ]
-    return pd.DataFrame({
-        "customer_id": [r[0] for r in rows],
-        "date": pd.to_datetime([r[1] for r in rows]),
-        "cds": [r[2] for r in rows],
-        "spend": [r[3] for r in rows],
-    })
+    return pd.DataFrame(
+        {
+            "customer_id": [r[0] for r in rows],
+            "date": pd.to_datetime([r[1] for r in rows]),
+            "cds": [r[2] for r in rows],
+            "spend": [r[3] for r in rows],
+        }
+    )
 
 
 def test_features_use_only_purchases_before_the_month():
@@ -80,8 +82,9 @@ def test_building_twice_gives_identical_files_and_predictions(tmp_path):
 
 def run_lab_data(lab_home, extra_env=None):
     env = {**os.environ, "LAB_HOME": str(lab_home), **(extra_env or {})}
-    return subprocess.run([sys.executable, "-m", "lab", "data"], capture_output=True,
-                          text=True, env=env, timeout=300)
+    return subprocess.run(
+        [sys.executable, "-m", "lab", "data"], capture_output=True, text=True, env=env, timeout=300
+    )
 
 
 def test_a_wrong_checksum_is_one_clear_line(tmp_path):
@@ -108,8 +111,9 @@ def test_a_tampered_wheel_is_refused(tmp_path):
 
 
 def test_no_network_is_one_clear_line(tmp_path):
-    done = run_lab_data(tmp_path, {"PIP_NO_INDEX": "1", "PIP_FIND_LINKS": "",
-                                   "PIP_CONFIG_FILE": os.devnull})
+    done = run_lab_data(
+        tmp_path, {"PIP_NO_INDEX": "1", "PIP_FIND_LINKS": "", "PIP_CONFIG_FILE": os.devnull}
+    )
     assert done.returncode == 2
     assert "could not download lifetimes==0.11.3" in done.stderr
     assert "Traceback" not in done.stderr

@@ -1,6 +1,7 @@
-"""Part A and the bit check write valid raw files. Run: `.venv/bin/pytest tests/test_part_a_bits.py`.
-"""
+"""Part A and the bit check write valid raw files.
 
+Run: `.venv/bin/pytest tests/test_part_a_bits.py`.
+"""
 import os
 import subprocess
 import sys
@@ -11,14 +12,30 @@ from lab import artifacts, rawio
 from lab.bitcheck import bit_check, same_bits
 from lab.design import BIT_SIZES, PART_A_SIZES
 
-BASE_KEYS = {"format", "kind", "run_id", "campaign", "fingerprint", "git_commit",
-             "artifacts_sha256", "load_before", "load_after", "columns"}
+BASE_KEYS = {
+    "format",
+    "kind",
+    "run_id",
+    "campaign",
+    "fingerprint",
+    "git_commit",
+    "artifacts_sha256",
+    "load_before",
+    "load_after",
+    "columns",
+}
 
 
 def run_lab(tmp_path, *arguments):
     env = {**os.environ, "LAB_RAW": str(tmp_path), "OMP_NUM_THREADS": "1"}
-    return subprocess.run([sys.executable, "-m", "lab", *arguments], capture_output=True,
-                          text=True, env=env, timeout=600, check=True)
+    return subprocess.run(
+        [sys.executable, "-m", "lab", *arguments],
+        capture_output=True,
+        text=True,
+        env=env,
+        timeout=600,
+        check=True,
+    )
 
 
 def test_part_a_writes_valid_runs_with_sizes_in_new_orders(tmp_path):
@@ -28,7 +45,7 @@ def test_part_a_writes_valid_runs_with_sizes_in_new_orders(tmp_path):
     orders = []
     for path in files:
         meta, columns = rawio.read_run(path)
-        assert BASE_KEYS <= set(meta)
+        assert set(meta) >= BASE_KEYS
         assert meta["kind"] == "part_a" and meta["calls_per_size"] == 7
         assert sorted(meta["sizes_order"]) == list(PART_A_SIZES)
         assert columns["size"].dtype == np.uint16 and columns["call_ns"].dtype == np.int64
