@@ -1,0 +1,98 @@
+"""Command line: `python -m generator build|report|figures [--campaign NAME] [--raw DIR]`.
+
+build   write docs/assets/data/results.json, docs/assets/charts/*.json and the pages
+        (--update-golden rebuilds the committed test fixture's expected output instead)
+report  recompute every published figure from the raw files and compare (exit 1 on the
+        first disagreement)
+figures list the named figures of the campaign with their values
+Bad raw data or a bad template exit 2 with one line naming the file and what is wrong.
+"""
+
+import argparse
+import sys
+import time
+from pathlib import Path
+
+from generator.build import ROOT
+
+FIXTURE = ROOT / "tests" / "fixtures"
+
+
+def parse(argv) -> argparse.Namespace:
+    parser = argparse.ArgumentParser(
+        prog="python -m generator",
+        description=__doc__,
+        formatter_class=argparse.RawDescriptionHelpFormatter,
+    )
+    parser.add_argument("command", choices=("build", "report", "figures"))
+    parser.add_argument(
+        "--campaign",
+        default=None,
+        help="folder under --raw (default: newest complete full campaign, else newest)",
+    )
+    parser.add_argument("--raw", type=Path, default=ROOT / "data" / "raw")
+    parser.add_argument("--out", type=Path, default=ROOT / "docs")
+    parser.add_argument("--pages", type=Path, default=ROOT / "site_src" / "pages")
+    parser.add_argument(
+        "--results",
+        type=Path,
+        default=None,
+        help="report: results.json to check (default <out>/assets/data/…)",
+    )
+    parser.add_argument(
+        "--update-golden",
+        action="store_true",
+        help="build: rebuild tests/fixtures/golden from the fixture campaign",
+    )
+    return parser.parse_args(argv)
+
+
+def build(args) -> int:
+    from generator.build import build_site
+
+    if args.update_golden:
+        args.raw, args.out, args.pages = FIXTURE / "raw", FIXTURE / "golden", FIXTURE / "pages"
+    started = time.perf_counter()
+    summary = build_site(args.raw, args.campaign, args.out, args.pages)
+    took = time.perf_counter() - started
+    print(
+        f"built campaign {summary['campaign']} ({summary['chosen']}) in {took:.1f} s: "
+        f"results.json {summary['results_bytes']:,} bytes, {len(summary['charts'])} charts, "
+        f"{summary['missing']} missing runs; {len(summary['written'])} files written, "
+        f"{summary['unchanged']} unchanged"
+    )
+    return 0
+
+
+def figures(args) -> int:
+    from generator import load, results
+    from generator.build import design_guesses
+
+    chosen = load.choose_campaign(args.raw, args.campaign)
+    built = results.build_results(chosen, design_guesses())
+    for name, entry in built["figures"].items():
+        print(f"{name:45} {entry['value']!s:>12} {entry['unit']:10} {entry['what']}")
+    return 0
+
+
+def report(args) -> int:
+    from generator import report as checker
+
+    path = args.results or args.out / "assets" / "data" / "results.json"
+    return checker.main(args.raw, args.campaign, path)
+
+
+def main(argv=None) -> int:
+    from generator.load import DataError
+    from generator.pages import PageError
+
+    args = parse(argv)
+    try:
+        return {"build": build, "report": report, "figures": figures}[args.command](args)
+    except (DataError, PageError) as error:
+        print(f"generator: {error}", file=sys.stderr)
+        return 2
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,399 @@
+"""Plotly chart specs ({"data": [...], "layout": {...}}) drawn from the results dict only.
+
+Every axis names its unit, latency axes are logarithmic, hover text gives the rounds'
+values, and a point where a setting did not keep up is an open ✕ saying so. No plotly
+package is needed: specs are plain dicts. Run through `python -m generator build`.
+"""
+
+from generator.figures import BUSY, HALF_S
+
+KEPT, NOT_KEPT = "circle", "x-open"
+PALETTE = (
+    "#1f77b4",
+    "#d62728",
+    "#2ca02c",
+    "#ff7f0e",
+    "#9467bd",
+    "#8c564b",
+    "#e377c2",
+    "#7f7f7f",
+    "#bcbd22",
+    "#17becf",
+    "#393b79",
+    "#637939",
+    "#8c6d31",
+    "#843c39",
+    "#7b4173",
+    "#3182bd",
+    "#e6550d",
+)
+FEW = ("none", "B=1 W=0", "B=32 W=0", "B=32 W=2")
+
+
+# --- small helpers --------------------------------------------------------------------
+
+
+def axis(title: str, log: bool = False, **extra) -> dict:
+    spec = {"title": {"text": title}, "automargin": True, **extra}
+    if log:
+        spec["type"] = "log"
+    return spec
+
+
+def layout(title: str, x: dict, y: dict, **extra) -> dict:
+    return {
+        "title": {"text": title},
+        "xaxis": x,
+        "yaxis": y,
+        "hovermode": "closest",
+        "paper_bgcolor": "rgba(0,0,0,0)",
+        "plot_bgcolor": "rgba(0,0,0,0)",
+        "margin": {"l": 60, "r": 20, "t": 50, "b": 60},
+        "legend": {"orientation": "h", "y": -0.2},
+        **extra,
+    }
+
+
+def show(value, unit: str) -> str:
+    """Hover number: 4 significant digits, null = never answered."""
+    if value is None:
+        return "never answered"
+    return f"{value:,.4g} {unit}".strip()
+
+
+def rounds_text(cell: dict, metric: str, unit: str) -> str:
+    values = cell["by_round"].get(metric, [])
+    pairs = (f"r{r}: {show(v, unit)}" for r, v in zip(cell["rounds"], values, strict=False))
+    return "rounds " + ", ".join(pairs)
+
+
+def kept_text(cell: dict) -> str:
+    total = len(cell["rounds"]) + len(cell["missing_rounds"])
+    if cell["keeps_up"]:
+        return f"kept up ({cell['keeps_up_rounds']}/{total} rounds)"
+    return f"<b>did not keep up</b> ({cell['keeps_up_rounds']}/{total} rounds kept up)"
+
+
+def color(results: dict, name: str) -> str:
+    return PALETTE[results["design"]["settings"].index(name) % len(PALETTE)]
+
+
+def rate_axis() -> dict:
+    return axis("arrival rate (× S, answers per second at saturation with no batching)")
+
+
+# --- Part B against rate ---------------------------------------------------------------
+
+
+def metric_vs_rate(results: dict, names, metric: str, unit: str, **trace_extra) -> list:
+    traces = []
+    for name in names:
+        rates = results["part_b"]["settings"][name]["rates"]
+        keys = sorted(rates, key=float)
+        cells = [rates[k] for k in keys]
+        traces.append(
+            {
+                "type": "scatter",
+                "mode": "lines+markers",
+                "name": name,
+                "x": [float(k) for k in keys],
+                "y": [c.get(metric) for c in cells],
+                "line": {"color": color(results, name)},
+                "marker": {
+                    "size": 9,
+                    "symbol": [KEPT if c["keeps_up"] else NOT_KEPT for c in cells],
+                },
+                "text": [
+                    f"{name} at {k} × S: {metric} {show(c.get(metric), unit)}<br>"
+                    f"{rounds_text(c, metric, unit)}<br>{kept_text(c)}"
+                    for k, c in zip(keys, cells, strict=True)
+                ],
+                "hovertemplate": "%{text}<extra></extra>",
+                **trace_extra,
+            }
+        )
+    return traces
+
+
+def p99_vs_rate(results: dict) -> dict:
+    names = results["design"]["settings"]
+    return {
+        "data": metric_vs_rate(results, names, "p99_ms", "ms"),
+        "layout": layout(
+            "p99 latency against arrival rate (✕ = did not keep up)",
+            rate_axis(),
+            axis("p99 latency (ms, log scale)", log=True),
+        ),
+    }
+
+
+def p50_vs_rate(results: dict) -> dict:
+    names = [n for n in FEW if n in results["part_b"]["settings"]]
+    return {
+        "data": metric_vs_rate(results, names, "p50_ms", "ms"),
+        "layout": layout(
+            "p50 latency against arrival rate (✕ = did not keep up)",
+            rate_axis(),
+            axis("p50 latency (ms, log scale)", log=True),
+        ),
+    }
+
+
+def throughput_vs_rate(results: dict) -> dict:
+    names = results["design"]["settings"]
+    traces = metric_vs_rate(results, names, "throughput", "answers/s")
+    s = results.get("saturation", {}).get("S")
+    if s:
+        rates = [float(k) for k in results["design"]["rate_multiples"]]
+        traces.append(
+            {
+                "type": "scatter",
+                "mode": "lines",
+                "name": "arrivals (rate × S)",
+                "x": rates,
+                "y": [r * s for r in rates],
+                "line": {"dash": "dash", "color": "#888888"},
+                "hoverinfo": "skip",
+            }
+        )
+    return {
+        "data": traces,
+        "layout": layout(
+            "Throughput against arrival rate (✕ = did not keep up)",
+            rate_axis(),
+            axis("throughput (answers per second)"),
+        ),
+    }
+
+
+# --- Part A -------------------------------------------------------------------------------
+
+
+def part_a_time_vs_size(results: dict) -> dict:
+    by_size = results["part_a"]["by_size"]
+    keys = sorted(by_size, key=int)
+    traces = []
+    for metric, label in (("per_call_us", "per-call time"), ("per_row_us", "per-row time")):
+        traces.append(
+            {
+                "type": "scatter",
+                "mode": "lines+markers",
+                "name": label,
+                "x": [int(k) for k in keys],
+                "y": [by_size[k][metric] for k in keys],
+                "text": [
+                    f"{k} rows: {label} {show(by_size[k][metric], 'µs')}<br>runs (per call): "
+                    + ", ".join(show(v, "µs") for v in by_size[k]["per_call_us_runs"])
+                    for k in keys
+                ],
+                "hovertemplate": "%{text}<extra></extra>",
+            }
+        )
+    return {
+        "data": traces,
+        "layout": layout(
+            "The model alone: time per call and per row against batch size",
+            axis("batch size (rows, log scale)", log=True, dtick=0.30103),
+            axis("time (µs, log scale)", log=True),
+        ),
+    }
+
+
+# --- paired differences, waits, busy side, handler, batch sizes -------------------------------
+
+
+def paired_at_half_s(results: dict) -> dict:
+    pairs = {
+        n: b["none"][HALF_S]
+        for n, b in results.get("paired", {}).items()
+        if HALF_S in b.get("none", {})
+    }
+    names = [n for n in results["design"]["settings"] if n in pairs]
+    traces = []
+    for metric, label in (("p50_ms", "p50"), ("p99_ms", "p99")):
+        diffs = [pairs[n][metric] for n in names]
+        traces.append(
+            {
+                "type": "bar",
+                "name": f"{label} difference",
+                "x": names,
+                "y": [d["median"] for d in diffs],
+                "text": [
+                    f"{n} − none, {label} at 0.5 × S: median {show(d['median'], 'ms')}<br>"
+                    "rounds "
+                    + ", ".join(show(v, "ms") for v in d["diffs"])
+                    + f"<br>{'told apart' if d['told_apart'] else 'not told apart'}"
+                    for n, d in zip(names, diffs, strict=True)
+                ],
+                "hovertemplate": "%{text}<extra></extra>",
+                "marker": {"pattern": {"shape": ["" if d["told_apart"] else "/" for d in diffs]}},
+            }
+        )
+    return {
+        "data": traces,
+        "layout": layout(
+            "Paired difference from none at 0.5 × S (hatched = not told apart)",
+            axis("setting"),
+            axis("setting − none (ms)"),
+            barmode="group",
+        ),
+    }
+
+
+def wait_vs_w(results: dict) -> dict:
+    waits = results["waits"]["by_setting"]
+    caps = sorted({w["max_batch"] for w in waits.values()})
+    traces = []
+    for cap in caps:
+        rows = sorted(
+            (w["max_wait_ms"], w["first_wait_ms"], n)
+            for n, w in waits.items()
+            if w["max_batch"] == cap
+        )
+        traces.append(
+            {
+                "type": "scatter",
+                "mode": "lines+markers",
+                "name": f"B={cap}",
+                "x": [r[0] for r in rows],
+                "y": [r[1] for r in rows],
+                "text": [f"{n}: asked {w:g} ms, measured {show(m, 'ms')}" for w, m, n in rows],
+                "hovertemplate": "%{text}<extra></extra>",
+            }
+        )
+    top = max((w["max_wait_ms"] for w in waits.values()), default=0)
+    traces.append(
+        {
+            "type": "scatter",
+            "mode": "lines",
+            "name": "measured = asked",
+            "x": [0, top],
+            "y": [0, top],
+            "line": {"dash": "dot", "color": "#888888"},
+            "hoverinfo": "skip",
+        }
+    )
+    return {
+        "data": traces,
+        "layout": layout(
+            f"How long the first request waited, against W ({HALF_S} × S)",
+            axis("W, the longest wait asked for (ms)"),
+            axis("measured first wait, median (ms)"),
+        ),
+    }
+
+
+def bars_at_rate(results: dict, rate: str, names, metrics, title: str, y: dict, **extra):
+    settings = results["part_b"]["settings"]
+    names = [n for n in names if rate in settings[n]["rates"]]
+    traces = []
+    for metric, label, unit in metrics:
+        cells = [settings[n]["rates"][rate] for n in names]
+        traces.append(
+            {
+                "type": "bar",
+                "name": label,
+                "x": names,
+                "y": [c.get(metric) for c in cells],
+                "text": [
+                    f"{n} at {rate} × S: {label} {show(c.get(metric), unit)}<br>"
+                    f"{rounds_text(c, metric, unit)}<br>{kept_text(c)}"
+                    for n, c in zip(names, cells, strict=True)
+                ],
+                "hovertemplate": "%{text}<extra></extra>",
+                "textposition": "none",
+            }
+        )
+    return {"data": traces, "layout": layout(title, axis("setting"), y, **extra)}
+
+
+def batched_at_busy(results: dict) -> dict:
+    names = results["design"]["settings"]
+    return bars_at_rate(
+        results,
+        BUSY,
+        names,
+        (("p50_ms", "p50", "ms"), ("p99_ms", "p99", "ms")),
+        f"Every setting at {BUSY} × S: p50 and p99",
+        axis("latency (ms, log scale)", log=True),
+        barmode="group",
+    )
+
+
+def handler_moments(results: dict) -> dict:
+    names = results["design"]["settings"]
+    metrics = (
+        ("ready_us_p50", "handler start → row ready", "µs"),
+        ("queued_us_p50", "row ready → model call", "µs"),
+        ("model_us_p50", "model call → score back", "µs"),
+    )
+    return bars_at_rate(
+        results,
+        HALF_S,
+        names,
+        metrics,
+        f"Inside the handler at {HALF_S} × S (p50 of each moment)",
+        axis("time (µs)"),
+        barmode="stack",
+    )
+
+
+def batch_sizes(results: dict, rate: str) -> dict:
+    settings = results["part_b"]["settings"]
+    traces = []
+    for name, setting in settings.items():
+        cell = setting["rates"].get(rate)
+        if setting["max_batch"] <= 1 or cell is None or "batch_sizes" not in cell:
+            continue
+        counts = cell["batch_sizes"]
+        total = sum(counts.values()) or 1
+        labels = list(counts)
+        traces.append(
+            {
+                "type": "bar",
+                "name": name,
+                "x": labels,
+                "y": [counts[label] / total for label in labels],
+                "text": [
+                    f"{name} at {rate} × S: {counts[label]:,} of {total:,} batches had {label} rows"
+                    for label in labels
+                ],
+                "hovertemplate": "%{text}<extra></extra>",
+                "marker": {"color": color(results, name)},
+                "visible": True if setting["max_batch"] == 32 else "legendonly",
+            }
+        )
+    return {
+        "data": traces,
+        "layout": layout(
+            f"Batch sizes at {rate} × S (share of batches)",
+            axis("rows in one model call"),
+            axis("share of batches", tickformat=".0%"),
+            barmode="group",
+        ),
+    }
+
+
+# --- all charts -----------------------------------------------------------------------------
+
+
+def all_charts(results: dict) -> dict:
+    """{chart name: spec} for every chart whose data is in the results."""
+    charts = {}
+    if "part_a" in results:
+        charts["part_a_time_vs_size"] = part_a_time_vs_size(results)
+    if "part_b" in results:
+        rates = results["design"]["rate_multiples"]
+        charts["p99_vs_rate"] = p99_vs_rate(results)
+        charts["p50_vs_rate"] = p50_vs_rate(results)
+        charts["throughput_vs_rate"] = throughput_vs_rate(results)
+        if HALF_S in rates:
+            charts["paired_at_half_S"] = paired_at_half_s(results)
+            charts["handler_moments"] = handler_moments(results)
+            charts["batch_sizes"] = batch_sizes(results, HALF_S)
+        busy = BUSY if BUSY in rates else rates[-1]
+        charts["batched_at_1_6S"] = batched_at_busy(results) if BUSY in rates else None
+        charts["batch_sizes_busy"] = batch_sizes(results, busy)
+    if results.get("waits"):
+        charts["wait_vs_W"] = wait_vs_w(results)
+    return {name: spec for name, spec in charts.items() if spec and spec["data"]}

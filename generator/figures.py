@@ -1,0 +1,374 @@
+"""The named headline figures: one table that pages (`fig.NAME`) and guesses refer to.
+
+Each figure picks (or divides) values already computed by generator.stats into the results
+dict; nothing is measured here. A figure whose data is missing is left out (so a page naming
+it fails the build and a guess about it is "not testable"); it is never invented.
+Run through `python -m generator build`; list them with `python -m generator figures`.
+"""
+
+import math
+
+from generator import stats
+
+HALF_S = "0.5"
+BUSY = "1.6"
+
+
+class Absent(Exception):
+    """The data a figure needs is not in the results."""
+
+
+def slug(name: str) -> str:
+    """'none' -> 'none', 'B=1 W=0' -> 'queue_b1', 'B=32 W=2' -> 'b32_w2', 'W=0.5' -> 'w0_5'."""
+    if name == "none":
+        return "none"
+    if name == "B=1 W=0":
+        return "queue_b1"
+    cap, wait = name.split()
+    return f"b{cap[2:]}_w{wait[2:].replace('.', '_')}"
+
+
+def get(results: dict, *path):
+    """results[path…], or Absent; infinite values are kept (as inf)."""
+    value = results
+    for key in path:
+        if not isinstance(value, dict) or key not in value:
+            raise Absent("/".join(map(str, path)))
+        value = value[key]
+    if value is None:
+        raise Absent("/".join(map(str, path)))
+    return value
+
+
+def cell(results: dict, setting: str, rate: str) -> dict:
+    return get(results, "part_b", "settings", setting, "rates", rate)
+
+
+def known(value):
+    if value is None:
+        raise Absent("undefined")
+    return value
+
+
+# --- the table: (name, unit, what, function of results) ------------------------------
+
+
+def part_a_figures(results: dict) -> list:
+    sizes = get(results, "part_a", "by_size")
+    rows = []
+    for key, entry in sizes.items():
+        rows.append(
+            (
+                f"part_a_per_call_us_{key}",
+                "µs",
+                f"per-call time, {key} rows",
+                lambda r, e=entry: e["per_call_us"],
+            )
+        )
+        rows.append(
+            (
+                f"part_a_per_row_us_{key}",
+                "µs",
+                f"per-row time, {key} rows",
+                lambda r, e=entry: e["per_row_us"],
+            )
+        )
+
+    def size(key, what):
+        return get(sizes, key, what)
+
+    rows += [
+        (
+            "part_a_call_ratio_1024_vs_1",
+            "×",
+            "per-call time at 1,024 rows / at 1 row",
+            lambda r: known(stats.ratio(size("1024", "per_call_us"), size("1", "per_call_us"))),
+        ),
+        (
+            "part_a_per_row_saving_1024",
+            "×",
+            "per-row time at 1 row / at 1,024 rows",
+            lambda r: known(stats.ratio(size("1", "per_row_us"), size("1024", "per_row_us"))),
+        ),
+        (
+            "part_a_per_row_drop_512_to_1024",
+            "share",
+            "per-row time saved from 512 to 1,024 rows",
+            lambda r: 1 - known(stats.ratio(size("1024", "per_row_us"), size("512", "per_row_us"))),
+        ),
+    ]
+    return rows
+
+
+def fixed_figures() -> list:
+    return [
+        ("S", "answers/s", "S, saturation with no batching", lambda r: get(r, "saturation", "S")),
+        ("S_min", "answers/s", "lowest saturation run", lambda r: get(r, "saturation", "S_min")),
+        ("S_max", "answers/s", "highest saturation run", lambda r: get(r, "saturation", "S_max")),
+        (
+            "S_us_per_answer",
+            "µs",
+            "core time per answer at S",
+            lambda r: get(r, "saturation", "us_per_answer"),
+        ),
+        (
+            "bits_scores",
+            "scores",
+            "scores compared in the bit check",
+            lambda r: get(r, "bits", "scores"),
+        ),
+        ("bits_equal", "scores", "scores equal to the bit", lambda r: get(r, "bits", "equal")),
+        (
+            "bits_all_equal",
+            "yes/no",
+            "every score equal to the bit",
+            lambda r: get(r, "bits", "all_equal"),
+        ),
+        (
+            "model_test_average_precision",
+            "AP",
+            "the model's test average precision",
+            lambda r: get(r, "campaign", "model", "test_average_precision"),
+        ),
+        (
+            "model_trees",
+            "trees",
+            "trees in the model",
+            lambda r: get(r, "campaign", "model", "trees"),
+        ),
+        (
+            "missing_runs",
+            "runs",
+            "scheduled runs without a raw file",
+            lambda r: len(get(r, "missing")),
+        ),
+        (
+            "quiet_runs",
+            "runs",
+            "runs that met the quiet rule",
+            lambda r: get(r, "quiet", "quiet_runs"),
+        ),
+        (
+            "queue_b1_p50_overhead_us_at_0_5",
+            "µs",
+            "queue B=1 p50 minus none at 0.5 × S (median of paired rounds)",
+            lambda r: 1000 * get(r, "paired", "B=1 W=0", "none", HALF_S, "p50_ms", "median"),
+        ),
+        (
+            "queue_b1_p50_overhead_told_apart",
+            "yes/no",
+            "queue B=1 p50 told apart from none at 0.5 × S",
+            lambda r: get(r, "paired", "B=1 W=0", "none", HALF_S, "p50_ms", "told_apart"),
+        ),
+        (
+            "b32_w0_p99_told_apart_at_0_5",
+            "yes/no",
+            "B=32 W=0 p99 told apart from none at 0.5 × S",
+            lambda r: get(r, "paired", "B=32 W=0", "none", HALF_S, "p99_ms", "told_apart"),
+        ),
+        (
+            "b32_w0_p50_told_apart_at_0_5",
+            "yes/no",
+            "B=32 W=0 p50 told apart from none at 0.5 × S",
+            lambda r: get(r, "paired", "B=32 W=0", "none", HALF_S, "p50_ms", "told_apart"),
+        ),
+        (
+            "b32_w0_p99_cut_at_0_5",
+            "×",
+            "none p99 / B=32 W=0 p99 at 0.5 × S",
+            lambda r: known(
+                stats.ratio(
+                    cell(r, "none", HALF_S)["p99_ms"], cell(r, "B=32 W=0", HALF_S)["p99_ms"]
+                )
+            ),
+        ),
+        (
+            "wait_us_w0",
+            "µs",
+            "measured first wait, B=32 W=0 at 0.5 × S",
+            lambda r: 1000 * get(r, "waits", "by_setting", "B=32 W=0", "first_wait_ms"),
+        ),
+        (
+            "wait_overshoot_us_w1",
+            "µs",
+            "measured first wait minus W, B=32 W=1 at 0.5 × S",
+            lambda r: get(r, "waits", "by_setting", "B=32 W=1", "overshoot_us"),
+        ),
+    ] + [
+        (
+            f"wait_ms_w{w}",
+            "ms",
+            f"measured first wait, B=32 W={w} at 0.5 × S",
+            lambda r, w=w: get(r, "waits", "by_setting", f"B=32 W={w}", "first_wait_ms"),
+        )
+        for w in (1, 2, 5, 10)
+    ]
+
+
+def setting_figures(results: dict) -> list:
+    """Per-setting figures: p50/p99 at 0.5 × S and 1.6 × S, peak throughput, kept up to."""
+    rows = []
+    for name, setting in get(results, "part_b", "settings").items():
+        s = slug(name)
+        for rate, label in ((HALF_S, "0_5"), (BUSY, "1_6")):
+            for metric in ("p50_ms", "p99_ms"):
+                rows.append(
+                    (
+                        f"{s}_{metric}_at_{label}",
+                        "ms",
+                        f"{name} {metric[:3]} at {rate} × S",
+                        lambda r, n=name, m=metric, k=rate: cell(r, n, k)[m],
+                    )
+                )
+        rows.append(
+            (
+                f"{s}_mean_batch_at_0_5",
+                "rows",
+                f"{name} mean batch size at 0.5 × S",
+                lambda r, n=name: known(cell(r, n, HALF_S).get("mean_batch_size")),
+            )
+        )
+        rows.append(
+            (
+                f"{s}_highest_rate_kept_up",
+                "× S",
+                f"highest rate {name} kept up in all rounds (0: none)",
+                lambda r, st=setting: highest_kept_up(st),
+            )
+        )
+        rows.append(
+            (
+                f"{s}_peak_throughput",
+                "answers/s",
+                f"{name} highest throughput",
+                lambda r, st=setting: max(c["throughput"] for c in st["rates"].values()),
+            )
+        )
+        rows.append(
+            (
+                f"{s}_p99_ms_max",
+                "ms",
+                f"{name} worst p99 over the rates",
+                lambda r, st=setting: max(c["p99_ms"] for c in st["rates"].values()),
+            )
+        )
+    return rows
+
+
+def highest_kept_up(setting: dict) -> float:
+    """Highest rate multiple kept up (all rounds) below the first one that was not; 0: none."""
+    highest = 0.0
+    for key in sorted(setting["rates"], key=float):
+        if not setting["rates"][key]["keeps_up"]:
+            break
+        highest = float(key)
+    return highest
+
+
+def top_rate_figures(results: dict) -> list:
+    """The highest rate: the best batched setting's throughput against none's."""
+    rates = get(results, "design", "rate_multiples")
+    top = rates[-1]
+
+    def best(r):
+        batched = [
+            (cell(r, n, top)["throughput"], n)
+            for n, s in get(r, "part_b", "settings").items()
+            if s["max_batch"] > 1 and top in s["rates"]
+        ]
+        return max(batched) if batched else known(None)
+
+    return [
+        ("top_rate", "× S", "the highest rate measured", lambda r: float(top)),
+        (
+            "best_batched_setting_at_top_rate",
+            "setting",
+            "batched setting with most throughput",
+            lambda r: best(r)[1],
+        ),
+        (
+            "best_batched_throughput_at_top_rate",
+            "answers/s",
+            "its throughput at the top rate",
+            lambda r: best(r)[0],
+        ),
+        (
+            "none_throughput_at_top_rate",
+            "answers/s",
+            "none's throughput at the top rate",
+            lambda r: cell(r, "none", top)["throughput"],
+        ),
+        (
+            "best_batched_gain_at_top_rate",
+            "×",
+            "best batched throughput / none's at top rate",
+            lambda r: known(stats.ratio(best(r)[0], cell(r, "none", top)["throughput"])),
+        ),
+        (
+            "batched_p99_ms_min_at_1_6",
+            "ms",
+            "lowest batched p99 at 1.6 × S",
+            lambda r: batched_p99s(r)[0],
+        ),
+        (
+            "batched_p99_ms_max_at_1_6",
+            "ms",
+            "highest batched p99 at 1.6 × S",
+            lambda r: batched_p99s(r)[-1],
+        ),
+        (
+            "none_ready_us_at_0_5",
+            "µs",
+            "none: handler start to row ready at 0.5 × S",
+            lambda r: known(cell(r, "none", HALF_S).get("ready_us_p50")),
+        ),
+        (
+            "none_model_us_at_0_5",
+            "µs",
+            "none: model call at 0.5 × S",
+            lambda r: known(cell(r, "none", HALF_S).get("model_us_p50")),
+        ),
+        (
+            "b32_w2_queued_plus_model_us_at_0_5",
+            "µs",
+            "B=32 W=2: row ready to score back at 0.5 × S",
+            lambda r: (
+                known(cell(r, "B=32 W=2", HALF_S).get("queued_us_p50"))
+                + known(cell(r, "B=32 W=2", HALF_S).get("model_us_p50"))
+            ),
+        ),
+    ]
+
+
+def batched_p99s(results: dict) -> list:
+    values = sorted(
+        s["rates"][BUSY]["p99_ms"]
+        for s in get(results, "part_b", "settings").values()
+        if s["max_batch"] > 1 and BUSY in s["rates"]
+    )
+    return values or known(None)
+
+
+def table(results: dict) -> list:
+    """Every figure row this campaign can have a go at: (name, unit, what, function)."""
+    rows = fixed_figures()
+    for family in (part_a_figures, setting_figures, top_rate_figures):
+        try:
+            rows += family(results)
+        except Absent:
+            continue
+    return rows
+
+
+def compute(results: dict) -> dict:
+    """{name: {value, unit, what}} of every figure whose data is present."""
+    figures = {}
+    for name, unit, what, function in table(results):
+        try:
+            value = function(results)
+        except (Absent, KeyError, ValueError):
+            continue
+        if isinstance(value, float) and math.isnan(value):
+            continue
+        figures[name] = {"value": value, "unit": unit, "what": what}
+    return dict(sorted(figures.items()))

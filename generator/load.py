@@ -1,0 +1,195 @@
+"""Read one campaign folder (data/raw/<campaign>/) with clear, one-line errors.
+
+Chooses the campaign (asked, else the newest complete `full`, else the newest), reads
+campaign.json, schedule.json and failures.json, lists missing runs, and reads each run file
+checking that the fields and columns its kind needs are there. Used by
+`python -m generator build`; errors are DataError("<file>: <what is wrong>").
+"""
+
+import json
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from lab import rawio
+
+# Meta fields (dotted = nested) and column groups (equal length within a group) per kind.
+# A new kind (part_c, issue 7) adds its entry here and a section builder in results.py.
+REQUIRED_META = {
+    "part_a": ("run_index", "calls_per_size"),
+    "bits": ("rows", "sizes", "results"),
+    "saturation": (
+        "run_index",
+        "connections",
+        "counted_s",
+        "stats.throughput",
+        "stats.answers",
+        "stats.errors",
+    ),
+    "part_b": (
+        "round",
+        "rate_multiple",
+        "arrival_rate",
+        "window_s",
+        "setting.batcher",
+        "setting.max_batch",
+        "setting.max_wait_ms",
+        "setting.name",
+    ),
+}
+REQUIRED_COLUMNS = {
+    "part_a": (("size", "call_ns"),),
+    "part_b": (
+        (
+            "arrival_us",
+            "send_lag_us",
+            "latency_us",
+            "status",
+            "batch_size",
+            "ready_us",
+            "queued_us",
+            "model_us",
+        ),
+        ("batches_size", "batches_first_wait_us"),
+    ),
+}
+CAMPAIGN_FIELDS = ("campaign", "profile", "design")
+
+
+class DataError(Exception):
+    """Bad raw data; the message is one line naming the file and what is wrong."""
+
+
+@dataclass
+class Campaign:
+    name: str
+    path: Path
+    info: dict
+    schedule: list
+    failures: dict
+    chosen: str
+    files: dict = field(default_factory=dict)
+
+    @property
+    def missing(self) -> list[dict]:
+        """Scheduled runs without a file, in schedule order, with the reason if known."""
+        return [entry for entry in self.schedule if entry["run_id"] not in self.files]
+
+    @property
+    def complete(self) -> bool:
+        return not self.missing
+
+    def scheduled(self, kind: str) -> list[dict]:
+        return [entry for entry in self.schedule if entry["kind"] == kind]
+
+    def reason(self, run_id: str) -> str:
+        return self.failures.get(run_id, "no raw file (not run yet, or failed)")
+
+
+def need(mapping: dict, dotted: str, where) -> object:
+    """mapping['a']['b'] for 'a.b', or DataError naming `where` and the field."""
+    value = mapping
+    for part in dotted.split("."):
+        if not isinstance(value, dict) or part not in value:
+            raise DataError(f"{where}: missing field '{dotted}'")
+        value = value[part]
+    return value
+
+
+def read_json(path: Path):
+    try:
+        return json.loads(Path(path).read_text())
+    except FileNotFoundError as error:
+        raise DataError(f"{path}: file not found") from error
+    except (OSError, ValueError) as error:
+        raise DataError(f"{path}: not readable JSON ({error})") from error
+
+
+def campaign_folders(raw_dir: Path) -> list[Path]:
+    return sorted(p.parent for p in Path(raw_dir).glob("*/campaign.json"))
+
+
+def read_failures(path: Path) -> dict:
+    """failures.json as {run_id: reason}; accepts a list of records or a mapping."""
+    if not path.exists():
+        return {}
+    value = read_json(path)
+    if isinstance(value, dict):
+        records = [
+            {"run_id": k, **(v if isinstance(v, dict) else {"reason": v})} for k, v in value.items()
+        ]
+    else:
+        records = value
+    failures = {}
+    for record in records:
+        run_id = need(record, "run_id", path)
+        failures[run_id] = str(record.get("reason") or record.get("error") or "failed")
+    return failures
+
+
+def open_campaign(folder: Path, chosen: str) -> Campaign:
+    info = read_json(folder / "campaign.json")
+    for name in CAMPAIGN_FIELDS:
+        need(info, name, folder / "campaign.json")
+    schedule = read_json(folder / "schedule.json")
+    if not isinstance(schedule, list):
+        raise DataError(f"{folder / 'schedule.json'}: expected a list of runs")
+    for index, entry in enumerate(schedule):
+        for name in ("run_id", "kind"):
+            need(entry, name, f"{folder / 'schedule.json'} entry {index}")
+    campaign = Campaign(
+        name=folder.name,
+        path=folder,
+        info=info,
+        schedule=schedule,
+        failures=read_failures(folder / "failures.json"),
+        chosen=chosen,
+    )
+    campaign.files = {p.name[: -len(rawio.SUFFIX)]: p for p in rawio.run_files(folder)}
+    return campaign
+
+
+def choose_campaign(raw_dir: Path, name: str | None = None) -> Campaign:
+    """The asked campaign, else the newest complete full one, else the newest one."""
+    raw_dir = Path(raw_dir)
+    if name:
+        folder = raw_dir / name
+        if not (folder / "campaign.json").exists():
+            raise DataError(f"{folder / 'campaign.json'}: file not found (no such campaign)")
+        return open_campaign(folder, "asked")
+    folders = campaign_folders(raw_dir)
+    if not folders:
+        raise DataError(f"{raw_dir}: no campaign folder (none holds a campaign.json)")
+    campaigns = [open_campaign(folder, "newest") for folder in folders]
+    campaigns.sort(key=lambda c: (str(c.info.get("started_at", "")), c.name))
+    full = [c for c in campaigns if c.info["profile"] == "full" and c.complete]
+    if full:
+        full[-1].chosen = "newest complete full"
+        return full[-1]
+    return campaigns[-1]
+
+
+def read_run(path: Path, kind: str | None = None) -> tuple[dict, dict]:
+    """(meta, columns) of one run file, checked for the fields and columns of its kind."""
+    try:
+        meta, columns = rawio.read_run(path)
+    except rawio.RawFileError as error:
+        raise DataError(str(error)) from error
+    except Exception as error:  # a truncated zip fails in many ways; name the file
+        raise DataError(f"{path}: cannot read ({type(error).__name__}: {error})") from error
+    actual = need(meta, "kind", path)
+    if kind is not None and actual != kind:
+        raise DataError(f"{path}: field 'kind' is {actual!r}, the schedule says {kind!r}")
+    for name in REQUIRED_META.get(actual, ()):
+        need(meta, name, path)
+    for group in REQUIRED_COLUMNS.get(actual, ()):
+        check_columns(path, columns, group)
+    return meta, columns
+
+
+def check_columns(path: Path, columns: dict, group: tuple) -> None:
+    for name in group:
+        if name not in columns:
+            raise DataError(f"{path}: missing column '{name}'")
+    lengths = {name: len(columns[name]) for name in group}
+    if len(set(lengths.values())) > 1:
+        raise DataError(f"{path}: columns of unequal length {lengths}")

@@ -1,0 +1,172 @@
+"""Render the page templates (site_src/pages/**/*.md.j2) into Markdown under docs/.
+
+Jinja2 with StrictUndefined: a template naming a value the results do not have fails the
+build with the template's path, line and the missing name. Other files under the pages
+folder are copied as they are. The number filters (ms, us, pct, times, num, rate, yesno)
+are documented in generator/SCHEMA.md. Run through `python -m generator build`.
+"""
+
+import math
+from pathlib import Path
+
+import jinja2
+
+TEMPLATE_SUFFIX = ".md.j2"
+NEVER = "never answered"
+
+
+class PageError(Exception):
+    """A template that cannot be rendered; the message names the template and the value."""
+
+
+# --- filters --------------------------------------------------------------------------
+
+
+def is_missing(value) -> bool:
+    return value is None or (isinstance(value, float) and math.isinf(value))
+
+
+def significant(value: float, digits: int = 3) -> str:
+    """3 significant digits with thousands separators; integers from 100 up shown whole."""
+    if value == 0:
+        return "0"
+    magnitude = math.floor(math.log10(abs(value)))
+    decimals = max(digits - 1 - magnitude, 0)
+    return f"{value:,.{decimals}f}"
+
+
+def num(value, digits: int | None = None) -> str:
+    if is_missing(value):
+        return NEVER
+    if isinstance(value, bool):
+        return yesno(value)
+    if digits is not None:
+        return f"{value:,.{digits}f}"
+    if isinstance(value, int):
+        return f"{value:,}"
+    return significant(value)
+
+
+def ms(value) -> str:
+    if is_missing(value):
+        return NEVER
+    if abs(value) >= 1000:
+        return f"{significant(value / 1000)} s"
+    return f"{significant(value)} ms"
+
+
+def us(value) -> str:
+    return NEVER if is_missing(value) else f"{significant(value)} µs"
+
+
+def pct(share) -> str:
+    return NEVER if is_missing(share) else f"{significant(share * 100)}%"
+
+
+def times(value) -> str:
+    return NEVER if is_missing(value) else f"{significant(value)}×"
+
+
+def rate(key) -> str:
+    return f"{key} × S"
+
+
+def yesno(value) -> str:
+    return "yes" if value else "no"
+
+
+def strict(function):
+    """A filter that fails on an undefined value with Jinja's message naming it."""
+
+    def checked(value, *args):
+        if isinstance(value, jinja2.Undefined):
+            value._fail_with_undefined_error()
+        return function(value, *args)
+
+    return checked
+
+
+FILTERS = {
+    name: strict(f)
+    for name, f in {
+        "num": num,
+        "ms": ms,
+        "us": us,
+        "pct": pct,
+        "times": times,
+        "rate": rate,
+        "yesno": yesno,
+    }.items()
+}
+
+
+# --- rendering ------------------------------------------------------------------------------
+
+
+def environment(pages_dir: Path) -> jinja2.Environment:
+    env = jinja2.Environment(
+        loader=jinja2.FileSystemLoader(str(pages_dir)),
+        undefined=jinja2.StrictUndefined,
+        keep_trailing_newline=True,
+        autoescape=False,
+    )
+    env.filters.update(FILTERS)
+    return env
+
+
+def context(results: dict) -> dict:
+    figures = {name: entry["value"] for name, entry in results.get("figures", {}).items()}
+
+    def cell(setting: str, rate_key: str) -> dict:
+        try:
+            return results["part_b"]["settings"][setting]["rates"][rate_key]
+        except KeyError as error:
+            raise jinja2.UndefinedError(f"no Part B cell {setting!r} at {rate_key!r}") from error
+
+    return {"results": results, "fig": figures, "cell": cell}
+
+
+def template_line(error: BaseException, filename: str) -> int | None:
+    """The template line an error came from (Jinja maps template frames to its lines)."""
+    line = None
+    trace = error.__traceback__
+    while trace is not None:
+        if trace.tb_frame.f_code.co_filename == filename:
+            line = trace.tb_lineno
+        trace = trace.tb_next
+    return line
+
+
+def render(env: jinja2.Environment, relative: str, values: dict) -> str:
+    try:
+        template = env.get_template(relative)
+        return template.render(**values)
+    except jinja2.TemplateSyntaxError as error:
+        raise PageError(
+            f"{error.filename}:{error.lineno}: template syntax: {error.message}"
+        ) from error
+    except (jinja2.UndefinedError, TypeError, ValueError) as error:
+        filename = str(Path(env.loader.searchpath[0]) / relative)
+        line = template_line(error, filename)
+        where = f"{filename}:{line}" if line else filename
+        raise PageError(f"{where}: {error} (a value the results do not have)") from error
+
+
+def page_outputs(results: dict, pages_dir: Path) -> dict[str, bytes]:
+    """{path relative to docs/: content} of every rendered template and copied file."""
+    pages_dir = Path(pages_dir)
+    if not pages_dir.is_dir():
+        return {}
+    env = environment(pages_dir)
+    values = context(results)
+    outputs = {}
+    for path in sorted(pages_dir.rglob("*")):
+        if not path.is_file() or path.name.startswith("."):
+            continue
+        relative = path.relative_to(pages_dir).as_posix()
+        if relative.endswith(TEMPLATE_SUFFIX):
+            target = relative[: -len(".j2")]
+            outputs[target] = render(env, relative, values).encode()
+        else:
+            outputs[relative] = path.read_bytes()
+    return outputs

@@ -1,0 +1,331 @@
+"""Build the results dict (results.json) of one campaign from its raw run files.
+
+Reads each run once, summarises it with generator.stats, and assembles the sections
+described in generator/SCHEMA.md: campaign, design, methods, missing, quiet, part_a, bits,
+saturation, part_b, paired, waits, figures, guesses. Run through `python -m generator build`.
+"""
+
+import json
+import math
+
+import numpy as np
+
+from generator import figures, stats
+from generator.load import Campaign, DataError, need, read_run
+
+SCHEMA_VERSION = 1
+HALF_S = "0.5"
+
+
+def rate_key(rate_multiple: float) -> str:
+    return f"{float(rate_multiple):g}"
+
+
+def setting_name(setting: dict) -> str:
+    """The lab's Setting.name, from a setting record."""
+    if setting["batcher"] == "none":
+        return "none"
+    return f"B={int(setting['max_batch'])} W={float(setting['max_wait_ms']):g}"
+
+
+def setting_record(entry: dict, where) -> dict:
+    raw = need(entry, "setting", where)
+    record = {
+        "batcher": need(raw, "batcher", where),
+        "max_batch": int(raw.get("max_batch") or 0),
+        "max_wait_ms": float(raw.get("max_wait_ms") or 0.0),
+    }
+    record["name"] = setting_name(record)
+    return record
+
+
+def setting_order(record: dict) -> tuple:
+    return (record["batcher"] != "none", record["max_batch"], record["max_wait_ms"])
+
+
+# --- campaign, design, missing ----------------------------------------------------
+
+
+def campaign_section(campaign: Campaign) -> dict:
+    info = campaign.info
+    return {
+        "name": campaign.name,
+        "profile": info["profile"],
+        "chosen": campaign.chosen,
+        "complete": campaign.complete,
+        "runs_scheduled": len(campaign.schedule),
+        "runs_found": len(campaign.schedule) - len(campaign.missing),
+        "started_at": info.get("started_at"),
+        "seed": info.get("seed"),
+        "git_commit": info.get("git_commit"),
+        "machine": {"cpu": info.get("cpu"), "fingerprint": info.get("fingerprint")},
+        "model": info.get("model"),
+    }
+
+
+def design_section(campaign: Campaign) -> dict:
+    where = campaign.path / "schedule.json"
+    part_b = campaign.scheduled("part_b")
+    records = {}
+    for entry in part_b:
+        record = setting_record(entry, where)
+        records[record["name"]] = record
+    ordered = sorted(records.values(), key=setting_order)
+    rates = sorted({float(need(e, "rate_multiple", where)) for e in part_b})
+    rounds = sorted({int(need(e, "round", where)) for e in part_b})
+    design = campaign.info["design"]
+    return {
+        "settings": [r["name"] for r in ordered],
+        "setting": records,
+        "rate_multiples": [rate_key(r) for r in rates],
+        "rounds": len(rounds),
+        "window_s": design.get("window_s"),
+        "keeps_up_share": stats.KEEPS_UP_SHARE,
+        "part_a_sizes": design.get("part_a_sizes") or design.get("sizes"),
+    }
+
+
+def missing_section(campaign: Campaign) -> list[dict]:
+    where = campaign.path / "schedule.json"
+    missing = []
+    for entry in campaign.missing:
+        record = {
+            "run_id": entry["run_id"],
+            "kind": entry["kind"],
+            "reason": campaign.reason(entry["run_id"]),
+        }
+        if entry["kind"] == "part_b":
+            record["setting"] = setting_record(entry, where)["name"]
+            record["rate_multiple"] = rate_key(need(entry, "rate_multiple", where))
+            record["round"] = int(need(entry, "round", where))
+        missing.append(record)
+    return missing
+
+
+# --- reading runs by kind ----------------------------------------------------------
+
+
+def present_runs(campaign: Campaign, kind: str):
+    """(schedule entry, path) of the kind's runs that have a file, in schedule order."""
+    for entry in campaign.scheduled(kind):
+        path = campaign.files.get(entry["run_id"])
+        if path is not None:
+            yield entry, path
+
+
+def quiet_record(meta: dict) -> dict:
+    return {
+        "run_id": meta["run_id"],
+        "quiet": meta.get("quiet"),
+        "load_before": meta.get("load_before"),
+        "load_after": meta.get("load_after"),
+    }
+
+
+def part_a_section(campaign: Campaign, quiet: list) -> dict | None:
+    runs, calls_per_size = [], set()
+    for _, path in present_runs(campaign, "part_a"):
+        meta, columns = read_run(path, "part_a")
+        quiet.append(quiet_record(meta))
+        runs.append((int(meta["run_index"]), columns["size"], columns["call_ns"]))
+        calls_per_size.add(int(meta["calls_per_size"]))
+    if not runs:
+        return None
+    runs.sort(key=lambda run: run[0])
+    section = stats.part_a([(size, call_ns) for _, size, call_ns in runs])
+    section.update(runs=len(runs), calls_per_size=max(calls_per_size))
+    return section
+
+
+def bits_section(campaign: Campaign, quiet: list) -> dict | None:
+    found = list(present_runs(campaign, "bits"))
+    if not found:
+        return None
+    path = found[-1][1]
+    meta, _ = read_run(path, "bits")
+    quiet.append(quiet_record(meta))
+    results = meta["results"]
+    for key in results:
+        for name in ("scores", "equal", "max_abs_diff"):
+            need(results[key], name, f"{path} results.{key}")
+    section = stats.bits(results)
+    section.update(
+        rows=meta["rows"],
+        sizes=meta["sizes"],
+        by_size={
+            key: {name: results[key][name] for name in ("scores", "equal", "max_abs_diff")}
+            for key in results
+        },
+    )
+    return section
+
+
+def saturation_section(campaign: Campaign, quiet: list) -> dict | None:
+    runs, meta = [], None
+    for _, path in present_runs(campaign, "saturation"):
+        meta, _ = read_run(path, "saturation")
+        quiet.append(quiet_record(meta))
+        record = {"run_id": meta["run_id"], "run_index": int(meta["run_index"])}
+        record.update({name: meta["stats"][name] for name in ("throughput", "answers", "errors")})
+        runs.append(record)
+    if not runs:
+        return None
+    runs.sort(key=lambda run: run["run_index"])
+    section = stats.saturation(runs)
+    section.update(runs=runs, connections=meta["connections"], counted_s=meta["counted_s"])
+    return section
+
+
+def part_b_runs(campaign: Campaign, quiet: list) -> dict:
+    """{(setting name, rate key): {round: per-run metrics}} of every Part B file."""
+    cells = {}
+    for _, path in present_runs(campaign, "part_b"):
+        meta, columns = read_run(path, "part_b")
+        quiet.append(quiet_record(meta))
+        setting = setting_record(meta, path)
+        metrics = stats.part_b_run(columns, float(meta["window_s"]), setting["batcher"])
+        metrics["arrival_rate"] = float(meta["arrival_rate"])
+        key = (setting["name"], rate_key(meta["rate_multiple"]))
+        cells.setdefault(key, {})[int(meta["round"])] = metrics
+    return cells
+
+
+def part_b_section(campaign: Campaign, design: dict, quiet: list) -> dict | None:
+    runs = part_b_runs(campaign, quiet)
+    scheduled = {}
+    for entry in campaign.scheduled("part_b"):
+        key = (setting_record(entry, "schedule.json")["name"], rate_key(entry["rate_multiple"]))
+        scheduled.setdefault(key, []).append(int(entry["round"]))
+    if not scheduled:
+        return None
+    settings = {}
+    for name in design["settings"]:
+        record = design["setting"][name]
+        rates = {}
+        for rate in design["rate_multiples"]:
+            if (name, rate) not in scheduled:
+                continue
+            cell = stats.cell_summary(runs.get((name, rate), {}), scheduled[(name, rate)])
+            cell["rate_multiple"] = float(rate)
+            rates[rate] = cell
+        settings[name] = {key: record[key] for key in ("batcher", "max_batch", "max_wait_ms")}
+        settings[name]["rates"] = rates
+    return {"settings": settings}
+
+
+# --- paired differences and waits ----------------------------------------------------
+
+PAIRED_METRICS = ("p50_ms", "p99_ms", "throughput")
+
+
+def baselines(name: str, record: dict, names: list) -> list[str]:
+    """The baselines a setting is paired with (see SCHEMA.md, paired)."""
+    wanted = []
+    if name != "none":
+        wanted.append("none")
+    if record["batcher"] == "queue" and record["max_batch"] > 1:
+        wanted.append("B=1 W=0")
+        if record["max_wait_ms"] > 0:
+            wanted.append(f"B={record['max_batch']} W=0")
+    return [b for b in wanted if b in names]
+
+
+def by_round(cell: dict, metric: str) -> dict:
+    return dict(zip(cell["rounds"], cell["by_round"].get(metric, []), strict=False))
+
+
+def paired_section(part_b: dict, design: dict) -> dict:
+    settings, names = part_b["settings"], design["settings"]
+    paired = {}
+    for name in names:
+        for baseline in baselines(name, design["setting"][name], names):
+            for rate, cell in settings[name]["rates"].items():
+                base = settings[baseline]["rates"].get(rate)
+                if base is None:
+                    continue
+                metrics = {
+                    m: stats.paired(by_round(cell, m), by_round(base, m), design["rounds"])
+                    for m in PAIRED_METRICS
+                }
+                paired.setdefault(name, {}).setdefault(baseline, {})[rate] = metrics
+    return paired
+
+
+def waits_section(part_b: dict) -> dict | None:
+    chosen = {}
+    for name, setting in part_b["settings"].items():
+        cell = setting["rates"].get(HALF_S)
+        if setting["batcher"] != "queue" or cell is None or "first_wait_us_p50" not in cell:
+            continue
+        wait_us = cell["first_wait_us_p50"]
+        chosen[name] = {
+            "max_batch": setting["max_batch"],
+            "max_wait_ms": setting["max_wait_ms"],
+            "first_wait_ms": wait_us / 1000,
+            "overshoot_us": wait_us - setting["max_wait_ms"] * 1000,
+        }
+    return {"rate": HALF_S, "by_setting": chosen} if chosen else None
+
+
+# --- assembling and writing ------------------------------------------------------------
+
+
+def other_kinds(campaign: Campaign) -> dict:
+    counts = {}
+    for entry in campaign.schedule:
+        if entry["kind"] not in ("part_a", "bits", "saturation", "part_b"):
+            counts[entry["kind"]] = counts.get(entry["kind"], 0) + 1
+    return counts
+
+
+def build_results(campaign: Campaign, guesses: tuple = ()) -> dict:
+    """The whole results dict, floats rounded, ready for json.dumps."""
+    quiet = []
+    design = design_section(campaign)
+    results = {
+        "schema_version": SCHEMA_VERSION,
+        "campaign": campaign_section(campaign),
+        "design": design,
+        "methods": stats.METHODS,
+        "missing": missing_section(campaign),
+        "part_a": part_a_section(campaign, quiet),
+        "bits": bits_section(campaign, quiet),
+        "saturation": saturation_section(campaign, quiet),
+        "part_b": part_b_section(campaign, design, quiet),
+        "other_kinds": other_kinds(campaign),
+    }
+    if results["part_b"]:
+        results["paired"] = paired_section(results["part_b"], design)
+        results["waits"] = waits_section(results["part_b"])
+    results["quiet"] = stats.quiet(quiet)
+    results = {key: value for key, value in results.items() if value is not None}
+    results["figures"] = figures.compute(results)
+    results["guesses"] = [stats.guess_verdict(g, results["figures"]) for g in guesses]
+    return rounded(results)
+
+
+def rounded(value):
+    """A JSON-ready copy: floats to 5 significant digits, infinities to None."""
+    if isinstance(value, dict):
+        return {str(key): rounded(item) for key, item in value.items()}
+    if isinstance(value, list | tuple):
+        return [rounded(item) for item in value]
+    if isinstance(value, bool | np.bool_):
+        return bool(value)
+    if isinstance(value, int | np.integer):
+        return int(value)
+    if isinstance(value, float | np.floating):
+        if math.isnan(value):
+            raise DataError(f"a computed value is NaN (a bug or an empty run): {value}")
+        return stats.round_sig(float(value))
+    return value
+
+
+def to_json(results: dict) -> str:
+    """Compact, sorted, byte-stable JSON text."""
+    return (
+        json.dumps(
+            results, sort_keys=True, separators=(",", ":"), ensure_ascii=False, allow_nan=False
+        )
+        + "\n"
+    )

@@ -1,0 +1,381 @@
+"""The one statistics module: every number the site publishes is computed here, once.
+
+Percentiles (nearest rank, never-answered = +inf), medians, Part B throughput and keeps-up,
+batch sizes and waits, the handler's moments, paired per-round differences and the
+told-apart rule, Part A per-call medians, S, the bit check and the quiet record.
+The methods are stated in METHODS (copied into results.json) and in generator/SCHEMA.md.
+Used by `python -m generator build`; the report (generator/report.py) must NOT import it.
+"""
+
+import math
+
+import numpy as np
+
+KEEPS_UP_SHARE = 0.95
+SIGNIFICANT_DIGITS = 5
+BATCH_BUCKETS = (
+    ("1", 1, 1),
+    ("2", 2, 2),
+    ("3-4", 3, 4),
+    ("5-8", 5, 8),
+    ("9-16", 9, 16),
+    ("17-32", 17, 32),
+    ("33-64", 33, 64),
+    ("65-128", 65, 128),
+    ("129+", 129, math.inf),
+)
+
+METHODS = {
+    "percentile": "nearest rank: the p-th percentile of n values is the value at rank "
+    "ceil(p/100 * n) (1-based, ascending); requests not answered with status 200 count as "
+    "+infinity (written null) and are counted",
+    "median": "middle value; mean of the two middle values when the count is even",
+    "throughput": "status-200 answers / max(window_s, time of the last answer from the "
+    "window start), per second",
+    "offered_rate": "requests scheduled / window_s",
+    "keeps_up": f"a run keeps up when throughput >= {KEEPS_UP_SHARE} x offered_rate; a cell "
+    "keeps up when every scheduled round was measured and kept up",
+    "told_apart": "paired difference (setting - baseline) per round on the same arrivals; "
+    "told apart when every scheduled round was measured for both and all differences have "
+    "the same sign (zero agrees with nothing)",
+    "S": "median of the saturation runs' throughput (closed loop)",
+    "part_a": "per run the median call time of each size; published: median of the runs",
+    "first_wait": "per run the p50 of the batches' first-request waits; per cell the median "
+    "of rounds",
+    "rounding": f"floats rounded to {SIGNIFICANT_DIGITS} significant digits",
+}
+
+
+# --- percentiles and medians ---------------------------------------------------------
+
+
+def percentile(values, p: float) -> float:
+    """Nearest-rank percentile; +inf values (never answered) sort last. Empty -> ValueError."""
+    ordered = np.sort(np.asarray(values, dtype=float))
+    if ordered.size == 0:
+        raise ValueError("percentile of no values")
+    if not 0 < p <= 100:
+        raise ValueError(f"percentile {p} outside (0, 100]")
+    rank = math.ceil(p / 100 * ordered.size)
+    return float(ordered[rank - 1])
+
+
+def median(values) -> float:
+    """Middle value (mean of the two middle ones); infinities allowed, NaN not."""
+    ordered = sorted(float(value) for value in values)
+    if not ordered:
+        raise ValueError("median of no values")
+    middle = len(ordered) // 2
+    if len(ordered) % 2:
+        return ordered[middle]
+    return (ordered[middle - 1] + ordered[middle]) / 2  # finite + inf = inf, as wanted
+
+
+def round_sig(value: float, digits: int = SIGNIFICANT_DIGITS) -> float | None:
+    """A float rounded to `digits` significant digits; +-inf and NaN become None (JSON null)."""
+    if not math.isfinite(value):
+        return None
+    if value == 0:
+        return 0.0
+    return float(f"{value:.{digits}g}")
+
+
+# --- Part B: one run ---------------------------------------------------------------
+
+
+def latencies_us(latency_us, status) -> np.ndarray:
+    """Latency per request as float µs; not answered with 200 -> +inf."""
+    latency = np.asarray(latency_us, dtype=float).copy()
+    failed = (np.asarray(status) != 200) | (latency < 0)
+    latency[failed] = math.inf
+    return latency
+
+
+def throughput(arrival_us, latency_us, status, window_s: float) -> float:
+    """Status-200 answers per second over max(window, last answer since window start)."""
+    answered = (np.asarray(status) == 200) & (np.asarray(latency_us) >= 0)
+    count = int(answered.sum())
+    if count == 0:
+        return 0.0
+    done_us = np.asarray(arrival_us, dtype=np.int64)[answered] + np.asarray(latency_us)[answered]
+    span_s = max(window_s, float(done_us.max()) / 1e6)
+    return count / span_s
+
+
+def keeps_up(run_throughput: float, offered_rate: float) -> bool:
+    return run_throughput >= KEEPS_UP_SHARE * offered_rate
+
+
+def p50_of_answered(values, status) -> float | None:
+    """p50 of a per-request server moment over the requests answered with 200."""
+    chosen = np.asarray(values)[np.asarray(status) == 200]
+    return percentile(chosen, 50) if chosen.size else None
+
+
+def batch_size_counts(batch_sizes) -> dict[str, int]:
+    """Batches per bucket (1, 2, 3-4, 5-8 … 129+)."""
+    sizes = np.asarray(batch_sizes)
+    return {
+        label: int(((sizes >= low) & (sizes <= high)).sum()) for label, low, high in BATCH_BUCKETS
+    }
+
+
+def part_b_run(columns: dict, window_s: float, batcher: str) -> dict:
+    """Every per-run metric of one Part B run (see SCHEMA.md, per-run metrics)."""
+    status, latency = columns["status"], columns["latency_us"]
+    requests = int(status.size)
+    answered = int(((status == 200) & (latency >= 0)).sum())
+    never = int(((status == 0) | (latency < 0)).sum())
+    wait = latencies_us(latency, status)
+    offered = requests / window_s
+    run_throughput = throughput(columns["arrival_us"], latency, status, window_s)
+    scored = columns["batch_size"][status == 200]
+    metrics = {
+        "requests": requests,
+        "answered": answered,
+        "never_answered": never,
+        "non_200": requests - answered - never,
+        "offered_rate": offered,
+        "throughput": run_throughput,
+        "keeps_up": keeps_up(run_throughput, offered),
+        "p50_ms": percentile(wait, 50) / 1000,
+        "p90_ms": percentile(wait, 90) / 1000,
+        "p99_ms": percentile(wait, 99) / 1000,
+        "max_ms": percentile(wait, 100) / 1000,
+        "send_lag_us_p99": percentile(columns["send_lag_us"], 99),
+        "mean_batch_size": float(scored.mean()) if scored.size else None,
+        "ready_us_p50": p50_of_answered(columns["ready_us"], status),
+        "queued_us_p50": p50_of_answered(columns["queued_us"], status),
+        "model_us_p50": p50_of_answered(columns["model_us"], status),
+    }
+    if batcher != "none":
+        metrics.update(queue_metrics(columns))
+    return metrics
+
+
+def queue_metrics(columns: dict) -> dict:
+    """Batch count, the first-request waits and the batch-size buckets of a queue run."""
+    waits = columns["batches_first_wait_us"]
+    return {
+        "batches": int(columns["batches_size"].size),
+        "first_wait_us_p50": percentile(waits, 50) if waits.size else None,
+        "first_wait_us_p99": percentile(waits, 99) if waits.size else None,
+        "batch_size_counts": batch_size_counts(columns["batches_size"]),
+    }
+
+
+# --- Part B: a cell (one setting at one rate, several rounds) ------------------------
+
+
+def cell_summary(runs_by_round: dict[int, dict], scheduled_rounds: list[int]) -> dict:
+    """Per-round metrics as lists, their medians, and the keeps-up verdict of a cell."""
+    rounds = sorted(runs_by_round)
+    metric_names = sorted({name for run in runs_by_round.values() for name in run})
+    by_round = {}
+    cell = {"rounds": rounds, "missing_rounds": sorted(set(scheduled_rounds) - set(rounds))}
+    for name in metric_names:
+        if name == "batch_size_counts":
+            continue
+        values = [runs_by_round[r].get(name) for r in rounds]
+        by_round[name] = values
+        present = [v for v in values if v is not None]
+        if name != "keeps_up" and present:
+            cell[name] = median(present)
+    kept = sum(bool(runs_by_round[r]["keeps_up"]) for r in rounds)
+    cell["by_round"] = by_round
+    cell["keeps_up_rounds"] = kept
+    cell["keeps_up"] = bool(rounds) and kept == len(rounds) and not cell["missing_rounds"]
+    counts = [
+        runs_by_round[r]["batch_size_counts"]
+        for r in rounds
+        if "batch_size_counts" in runs_by_round[r]
+    ]
+    if counts:
+        cell["batch_sizes"] = {
+            label: sum(c[label] for c in counts) for label, _, _ in BATCH_BUCKETS
+        }
+    return cell
+
+
+# --- paired differences and told apart ---------------------------------------------
+
+
+def difference(value: float | None, baseline: float | None) -> float | None:
+    """value - baseline with None meaning +inf; inf - inf is undefined (None)."""
+    a = math.inf if value is None else value
+    b = math.inf if baseline is None else baseline
+    if math.isinf(a) and math.isinf(b):
+        return None
+    return a - b
+
+
+def sign(diff: float | None) -> int:
+    """+1, -1, or 0 for zero and undefined (neither agrees with anything)."""
+    if diff is None or diff == 0:
+        return 0
+    return 1 if diff > 0 else -1
+
+
+def told_apart(diffs: list, scheduled_rounds: int) -> bool:
+    """All scheduled rounds measured and every difference of one nonzero sign."""
+    signs = {sign(d) for d in diffs}
+    return len(diffs) == scheduled_rounds and len(signs) == 1 and 0 not in signs
+
+
+def direction(diffs: list) -> str:
+    signs = {sign(d) for d in diffs}
+    if signs == {1}:
+        return "higher"
+    if signs == {-1}:
+        return "lower"
+    return "mixed"
+
+
+def paired(setting_rounds: dict, baseline_rounds: dict, scheduled_rounds: int) -> dict:
+    """Paired per-round differences of one metric ({round: value}, None = infinite)."""
+    rounds = sorted(set(setting_rounds) & set(baseline_rounds))
+    diffs = [difference(setting_rounds[r], baseline_rounds[r]) for r in rounds]
+    defined = [d for d in diffs if d is not None]
+    return {
+        "rounds": rounds,
+        "diffs": diffs,
+        "median": median(defined) if defined else None,
+        "told_apart": told_apart(diffs, scheduled_rounds),
+        "direction": direction(diffs),
+    }
+
+
+# --- Part A, S, bits, quiet --------------------------------------------------------
+
+
+def part_a(runs: list[tuple[np.ndarray, np.ndarray]]) -> dict:
+    """{size: {per_call_us, per_row_us, per_call_us_runs, calls}} from (size, call_ns) runs."""
+    sizes = sorted({int(s) for size_column, _ in runs for s in np.unique(size_column)})
+    by_size = {}
+    for size in sizes:
+        run_medians = []
+        calls = 0
+        for size_column, call_ns in runs:
+            times = call_ns[size_column == size]
+            calls += int(times.size)
+            if times.size:
+                run_medians.append(median(times) / 1000)
+        per_call = median(run_medians)
+        by_size[str(size)] = {
+            "size": size,
+            "per_call_us": per_call,
+            "per_row_us": per_call / size,
+            "per_call_us_runs": run_medians,
+            "calls": calls,
+        }
+    return {"sizes": sizes, "by_size": by_size}
+
+
+def saturation(runs: list[dict]) -> dict:
+    """S and its range from the runs' {throughput, …} records."""
+    values = [run["throughput"] for run in runs]
+    s = median(values)
+    return {"S": s, "S_min": min(values), "S_max": max(values), "us_per_answer": 1e6 / s}
+
+
+def bits(results: dict) -> dict:
+    """Totals of the bit check over every size and 'all'."""
+    scores = sum(int(r["scores"]) for r in results.values())
+    equal = sum(int(r["equal"]) for r in results.values())
+    return {
+        "scores": scores,
+        "equal": equal,
+        "all_equal": scores == equal and scores > 0,
+        "max_abs_diff": max(float(r["max_abs_diff"]) for r in results.values()),
+    }
+
+
+def quiet(records: list[dict]) -> dict:
+    """The quiet rule over all runs: [{run_id, quiet (dict or None), load_before, load_after}]."""
+    checked = [r for r in records if r.get("quiet")]
+    loads = [load for r in records for load in (r.get("load_before"), r.get("load_after")) if load]
+    befores = [r["load_before"] for r in records if r.get("load_before")]
+    return {
+        "runs": len(checked),
+        "quiet_runs": sum(bool(r["quiet"]["quiet"]) for r in checked),
+        "not_quiet": sorted(r["run_id"] for r in checked if not r["quiet"]["quiet"]),
+        "tries_max": max((int(r["quiet"]["tries"]) for r in checked), default=0),
+        "idle_share_min": min((b["idle_share"] for b in befores), default=None),
+        "steal_share_max": max((x["steal_share"] for x in loads), default=None),
+        "loadavg_max": max((x["loadavg"][0] for x in loads), default=None),
+    }
+
+
+# --- derived headline arithmetic and guess verdicts ---------------------------------
+
+
+def ratio(numerator: float | None, denominator: float | None) -> float | None:
+    """numerator / denominator; None (infinite or absent) or a zero denominator -> None."""
+    if numerator is None or denominator is None or denominator == 0:
+        return None
+    if math.isinf(numerator) or math.isinf(denominator):
+        return None
+    return numerator / denominator
+
+
+UNIT_SCALES = {  # unit -> (family, factor to the family's base unit)
+    "s": ("time", 1.0),
+    "ms": ("time", 1e-3),
+    "µs": ("time", 1e-6),
+    "us": ("time", 1e-6),
+    "share": ("fraction", 1.0),
+    "%": ("fraction", 0.01),
+    "×": ("times", 1.0),
+    "x": ("times", 1.0),
+}
+
+
+def convert(value: float, unit: str, to_unit: str) -> float | None:
+    """value in `unit` expressed in `to_unit`; None when the units do not convert."""
+    if unit == to_unit:
+        return value
+    (family, factor), (to_family, to_factor) = (
+        UNIT_SCALES.get(unit, (unit, 1.0)),
+        UNIT_SCALES.get(to_unit, (to_unit, 1.0)),
+    )
+    return value * factor / to_factor if family == to_family else None
+
+
+def guess_holds(measured, guess: dict) -> bool:
+    compare = guess["compare"]
+    if compare == "<=":
+        return measured <= guess["value"]
+    if compare == ">=":
+        return measured >= guess["value"]
+    if compare == "between":
+        low, high = guess["value"] if "low" not in guess else (guess["low"], guess["high"])
+        return low <= measured <= high
+    if compare == "==":
+        return measured == guess["value"]
+    raise ValueError(f"guess {guess.get('id')}: unknown compare {compare!r}")
+
+
+def guess_verdict(guess: dict, figures: dict) -> dict:
+    """The guess with verdict right / wrong / not testable, the measured value and evidence."""
+    judged = dict(guess)
+    figure = figures.get(guess.get("figure"))
+    if figure is None:
+        judged["verdict"] = "not testable"
+        judged["evidence"] = f"figure {guess.get('figure')!r} was not measured in this campaign"
+        return judged
+    value = figure["value"]
+    if isinstance(value, int | float) and not isinstance(value, bool):
+        value = convert(value, figure["unit"], guess.get("unit", figure["unit"]))
+    if value is None:
+        judged["verdict"] = "not testable"
+        judged["evidence"] = (
+            f"figure {guess['figure']!r} is in {figure['unit']}, the guess in {guess.get('unit')}"
+        )
+        return judged
+    judged["measured"] = value
+    judged["verdict"] = "right" if guess_holds(value, guess) else "wrong"
+    judged["evidence"] = (
+        f"measured {round_sig(value, 4) if isinstance(value, float) else value}"
+        f" {guess.get('unit', figure['unit'])} ({figure['what']})"
+    )
+    return judged
