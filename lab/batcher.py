@@ -12,6 +12,7 @@ and by the demo (`python -m lab demo`).
 """
 
 import asyncio
+import contextlib
 import time
 from collections.abc import Callable
 from typing import NamedTuple
@@ -38,8 +39,13 @@ class ModelCallFailed(Exception):
 
 
 class MicroBatcher:
-    def __init__(self, score_rows: Callable, max_batch: int, max_wait_ms: float,
-                 clock: Callable[[], float] = time.perf_counter):
+    def __init__(
+        self,
+        score_rows: Callable,
+        max_batch: int,
+        max_wait_ms: float,
+        clock: Callable[[], float] = time.perf_counter,
+    ):
         if max_batch < 1:
             raise ValueError(f"the cap B must be at least 1, got {max_batch}")
         if not max_wait_ms >= 0:
@@ -92,10 +98,8 @@ class MicroBatcher:
             self._timer = None
         if self._task is not None:
             self._task.cancel()
-            try:
+            with contextlib.suppress(asyncio.CancelledError):
                 await self._task
-            except asyncio.CancelledError:
-                pass
             self._task = None
         for _, future, _ in self.pending:
             future.cancel()

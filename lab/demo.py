@@ -1,0 +1,257 @@
+"""A short demo for your own computer: the model's cost per batch size, the bit check, and a
+tiny in-process micro-batcher against one model call per request (no web server).
+
+Run: `python -m lab demo [--save FILE]` (after `python -m lab data`). About half a minute.
+
+1. Times the model on batches of 1, 8, 32 and 1,024 real test rows (one thread).
+2. Scores rows alone and inside batches and checks every score is equal to the bit.
+3. Sends the same Poisson arrivals, at twice the rate one call per request can serve, first
+   to a handler that calls the model once per request, then to the micro-batcher
+   (`lab.batcher`, B=32, W=0), and says which kept up (throughput ≥ 95% of the arrival rate).
+"""
+
+import asyncio
+import json
+import os
+import platform
+import sys
+import time
+from pathlib import Path
+
+# Imported here, not later, so a missing package is one line from `lab.cli`.
+import numpy as np
+import sklearn.ensemble  # noqa: F401  (the model's library, needed to unpickle it)
+from threadpoolctl import threadpool_limits
+
+from lab import artifacts
+from lab.batcher import MicroBatcher
+from lab.design import KEEPS_UP_SHARE
+from lab.scoring import score
+
+SIZES = (1, 8, 32, 1024)
+TIME_PER_SIZE_S = 0.6  # timed calls per size: as many as fit, at least MIN_CALLS
+MIN_CALLS = 20
+BIT_ROWS = 1024
+BIT_SIZES = (8, 32, 1024)
+RATE_MULTIPLE = 2.0  # arrivals at 2 × what one call per request can serve
+WINDOW_S = 1.5
+DEMO_B, DEMO_W_MS = 32, 0.0
+SEED = 20261129
+
+
+def machine_line() -> tuple[str, dict]:
+    cores = os.cpu_count()
+    usable = len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else cores
+    load = os.getloadavg() if hasattr(os, "getloadavg") else (float("nan"),) * 3
+    facts = {
+        "cpu_count": cores,
+        "usable_cpus": usable,
+        "loadavg": [round(x, 2) for x in load],
+        "machine": platform.machine(),
+        "python": platform.python_version(),
+    }
+    line = (
+        f"Times below are from this machine: {cores} CPUs ({usable} usable), "
+        f"load average {load[0]:.2f} {load[1]:.2f} {load[2]:.2f} (1, 5, 15 min), "
+        f"{platform.machine()}, Python {platform.python_version()}; the model runs on "
+        "one thread."
+    )
+    return line, facts
+
+
+def time_model(model, rows: np.ndarray, echo) -> list[dict]:
+    """Median time of one model call per batch size, and the time per row."""
+    found = []
+    for size in SIZES:
+        batch = np.ascontiguousarray(rows[:size])
+        score(model, batch)  # warm up
+        times, deadline = [], time.perf_counter() + TIME_PER_SIZE_S
+        while len(times) < MIN_CALLS or time.perf_counter() < deadline:
+            started = time.perf_counter()
+            score(model, batch)
+            times.append(time.perf_counter() - started)
+        per_call_us = float(np.median(times)) * 1e6
+        found.append(
+            {
+                "batch_size": size,
+                "calls": len(times),
+                "per_call_us": per_call_us,
+                "per_row_us": per_call_us / size,
+            }
+        )
+    one = found[0]["per_call_us"]
+    for entry in found:
+        cheaper = one / entry["per_row_us"]
+        compared = f", {cheaper:,.1f} × cheaper per row than one row alone" if cheaper != 1 else ""
+        echo(
+            f"  batch of {entry['batch_size']:>5,}: {entry['per_call_us']:>9,.1f} µs per call, "
+            f"{entry['per_row_us']:>7,.2f} µs per row{compared} ({entry['calls']:,} calls)"
+        )
+    return found
+
+
+def check_bits(model, rows: np.ndarray, echo) -> dict:
+    """Every row scored alone equals, to the bit, the same row scored inside larger batches."""
+    rows = rows[:BIT_ROWS]
+    alone = np.array([score(model, rows[i : i + 1])[0] for i in range(len(rows))])
+    mismatches = {}
+    for size in BIT_SIZES:
+        batched = np.concatenate(
+            [score(model, rows[i : i + size]) for i in range(0, len(rows), size)]
+        )
+        mismatches[str(size)] = int(np.sum(alone.view(np.int64) != batched.view(np.int64)))
+    equal = not any(mismatches.values())
+    sizes = ", ".join(f"{size:,}" for size in BIT_SIZES)
+    verdict = "all equal to the bit" if equal else f"NOT equal, rows differing: {mismatches}"
+    echo(f"  {len(rows):,} rows scored alone and in batches of {sizes}: {verdict}")
+    return {
+        "rows": len(rows),
+        "batch_sizes": list(BIT_SIZES),
+        "mismatches": mismatches,
+        "equal": equal,
+    }
+
+
+def arrivals(rate: float, window_s: float, seed: int = SEED) -> np.ndarray:
+    """Poisson arrival times (seconds from the start) at `rate` per second over the window."""
+    gaps = np.random.default_rng(seed).exponential(1 / rate, int(rate * window_s * 2) + 10)
+    times = np.cumsum(gaps)
+    return times[times < window_s]
+
+
+async def drive(schedule: np.ndarray, handle) -> dict:
+    """Start `handle(i)` at each scheduled time (late ones at once, never skipped); latency
+    counts from the scheduled arrival, so every kind of waiting counts."""
+    loop = asyncio.get_running_loop()
+    start = loop.time()
+    latencies = np.zeros(len(schedule))
+
+    async def one(i: int) -> None:
+        await handle(i)
+        latencies[i] = loop.time() - (start + schedule[i])
+
+    tasks = []
+    for i, at in enumerate(schedule):
+        delay = start + at - loop.time()
+        if delay > 0:
+            await asyncio.sleep(delay)
+        tasks.append(asyncio.create_task(one(i)))
+    await asyncio.gather(*tasks)
+    elapsed = loop.time() - start
+    return {
+        "answers": len(schedule),
+        "seconds": elapsed,
+        "throughput": len(schedule) / elapsed,
+        "p50_ms": float(np.percentile(latencies, 50)) * 1e3,
+        "p99_ms": float(np.percentile(latencies, 99)) * 1e3,
+    }
+
+
+async def one_call_per_request(model, rows: np.ndarray, schedule: np.ndarray) -> dict:
+    async def handle(i: int) -> None:
+        score(model, rows[i % len(rows)][None, :])  # blocks the loop, like batcher none
+
+    return await drive(schedule, handle)
+
+
+async def micro_batched(model, rows: np.ndarray, schedule: np.ndarray) -> dict:
+    batcher = MicroBatcher(lambda batch: score(model, batch), DEMO_B, DEMO_W_MS)
+    batcher.start()
+
+    async def handle(i: int) -> None:
+        await batcher.submit(rows[i % len(rows)][None, :])
+
+    try:
+        found = await drive(schedule, handle)
+    finally:
+        await batcher.stop()
+    found["batches"] = len(batcher.sizes)
+    found["mean_batch"] = float(np.mean(batcher.sizes)) if batcher.sizes else 0.0
+    return found
+
+
+def race(model, rows: np.ndarray, one_row_us: float, echo) -> dict:
+    capacity = 1e6 / one_row_us
+    rate = RATE_MULTIPLE * capacity
+    schedule = arrivals(rate, WINDOW_S)
+    echo(
+        f"  {len(schedule):,} Poisson arrivals over {WINDOW_S:g} s at {rate:,.0f}/s, "
+        f"{RATE_MULTIPLE:g} × the {capacity:,.0f}/s that one model call per request allows:"
+    )
+    runs = {
+        "one_call_per_request": asyncio.run(one_call_per_request(model, rows, schedule)),
+        "micro_batcher": asyncio.run(micro_batched(model, rows, schedule)),
+    }
+    for name, run in runs.items():
+        run["kept_up"] = run["throughput"] >= KEEPS_UP_SHARE * rate
+        label = (
+            "one call per request"
+            if name == "one_call_per_request"
+            else f"micro-batcher B={DEMO_B} W={DEMO_W_MS:g}"
+        )
+        extra = f", mean batch {run['mean_batch']:.1f} rows" if "mean_batch" in run else ""
+        echo(
+            f"  {label:<24} {run['throughput']:>8,.0f} answers/s, p50 {run['p50_ms']:,.1f} ms, "
+            f"p99 {run['p99_ms']:,.1f} ms{extra}: "
+            f"{'kept up' if run['kept_up'] else 'fell behind'}"
+        )
+    return {
+        "rate_per_s": rate,
+        "rate_multiple": RATE_MULTIPLE,
+        "window_s": WINDOW_S,
+        "arrivals": len(schedule),
+        "max_batch": DEMO_B,
+        "max_wait_ms": DEMO_W_MS,
+        "keeps_up_share": KEEPS_UP_SHARE,
+        **runs,
+    }
+
+
+def verdict_line(race_found: dict) -> str:
+    kept = [
+        name for name in ("micro_batcher", "one_call_per_request") if race_found[name]["kept_up"]
+    ]
+    words = {"micro_batcher": "the micro-batcher", "one_call_per_request": "one call per request"}
+    if kept == ["micro_batcher"]:
+        return "Verdict: the micro-batcher kept up; one call per request fell behind."
+    if not kept:
+        return "Verdict: neither kept up at this rate on this machine."
+    return "Verdict: " + " and ".join(words[name] for name in kept) + " kept up."
+
+
+def run_demo(echo=print) -> dict:
+    line, facts = machine_line()
+    echo(line)
+    model, rows = artifacts.load_model(), artifacts.test_rows()
+    with threadpool_limits(limits=1):
+        echo("The model alone (median of many calls):")
+        timings = time_model(model, rows, echo)
+        echo("Bit check:")
+        bits = check_bits(model, rows, echo)
+        echo("A tiny in-process micro-batcher against one model call per request:")
+        race_found = race(model, rows, timings[0]["per_call_us"], echo)
+    verdict = verdict_line(race_found)
+    echo(verdict)
+    return {
+        "machine": facts,
+        "model_times": timings,
+        "bits": bits,
+        "batcher": race_found,
+        "verdict": verdict,
+    }
+
+
+def add_arguments(parser) -> None:
+    parser.add_argument("--save", type=Path, default=None, help="write the numbers as JSON")
+
+
+def main(args) -> int:
+    try:
+        found = run_demo()
+    except ModuleNotFoundError as error:
+        print(f"lab demo: missing Python package {error.name!r}", file=sys.stderr)
+        return 2
+    if args.save:
+        args.save.write_text(json.dumps(found, indent=2) + "\n")
+        print(f"saved to {args.save}")
+    return 0 if found["bits"]["equal"] else 1
