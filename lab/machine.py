@@ -43,6 +43,10 @@ def fingerprint() -> dict:
 
 
 def git_commit() -> str:
+    """HEAD (with -dirty for uncommitted changes); on a box with no .git (the AWS steps copy
+    files, not the repository) the commit the steps recorded in LAB_GIT_COMMIT."""
+    if os.environ.get("LAB_GIT_COMMIT"):
+        return os.environ["LAB_GIT_COMMIT"]
     try:
         done = subprocess.run(
             ["git", "rev-parse", "HEAD"],
