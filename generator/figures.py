@@ -53,6 +53,10 @@ def known(value):
 # --- the table: (name, unit, what, function of results) ------------------------------
 
 
+def rows_text(key: str) -> str:
+    return "1 row" if key == "1" else f"{int(key):,} rows"
+
+
 def part_a_figures(results: dict) -> list:
     sizes = get(results, "part_a", "by_size")
     rows = []
@@ -61,7 +65,7 @@ def part_a_figures(results: dict) -> list:
             (
                 f"part_a_per_call_us_{key}",
                 "µs",
-                f"per-call time, {key} rows",
+                f"per-call time, {rows_text(key)}",
                 lambda r, e=entry: e["per_call_us"],
             )
         )
@@ -69,7 +73,7 @@ def part_a_figures(results: dict) -> list:
             (
                 f"part_a_per_row_us_{key}",
                 "µs",
-                f"per-row time, {key} rows",
+                f"per-row time, {rows_text(key)}",
                 lambda r, e=entry: e["per_row_us"],
             )
         )
@@ -241,7 +245,7 @@ def setting_figures(results: dict) -> list:
                 f"{s}_peak_throughput",
                 "answers/s",
                 f"{name} highest throughput",
-                lambda r, st=setting: max(c["throughput"] for c in st["rates"].values()),
+                lambda r, st=setting: max(measured(st, "throughput")),
             )
         )
         rows.append(
@@ -249,10 +253,15 @@ def setting_figures(results: dict) -> list:
                 f"{s}_p99_ms_max",
                 "ms",
                 f"{name} worst p99 over the rates",
-                lambda r, st=setting: max(c["p99_ms"] for c in st["rates"].values()),
+                lambda r, st=setting: max(measured(st, "p99_ms")),
             )
         )
     return rows
+
+
+def measured(setting: dict, metric: str) -> list:
+    """The metric's cell medians over the rates that have at least one measured round."""
+    return [c[metric] for c in setting["rates"].values() if metric in c]
 
 
 def highest_kept_up(setting: dict) -> float:
@@ -268,13 +277,15 @@ def highest_kept_up(setting: dict) -> float:
 def top_rate_figures(results: dict) -> list:
     """The highest rate: the best batched setting's throughput against none's."""
     rates = get(results, "design", "rate_multiples")
+    if not rates:
+        raise Absent("no Part B rates")
     top = rates[-1]
 
     def best(r):
         batched = [
-            (cell(r, n, top)["throughput"], n)
+            (s["rates"][top]["throughput"], n)
             for n, s in get(r, "part_b", "settings").items()
-            if s["max_batch"] > 1 and top in s["rates"]
+            if s["max_batch"] > 1 and "throughput" in s["rates"].get(top, {})
         ]
         return max(batched) if batched else known(None)
 
@@ -344,7 +355,7 @@ def batched_p99s(results: dict) -> list:
     values = sorted(
         s["rates"][BUSY]["p99_ms"]
         for s in get(results, "part_b", "settings").values()
-        if s["max_batch"] > 1 and BUSY in s["rates"]
+        if s["max_batch"] > 1 and "p99_ms" in s["rates"].get(BUSY, {})
     )
     return values or known(None)
 

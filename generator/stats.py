@@ -56,7 +56,7 @@ def percentile(values, p: float) -> float:
         raise ValueError("percentile of no values")
     if not 0 < p <= 100:
         raise ValueError(f"percentile {p} outside (0, 100]")
-    rank = math.ceil(p / 100 * ordered.size)
+    rank = math.ceil(p * ordered.size / 100)  # p * n first: exact for whole p
     return float(ordered[rank - 1])
 
 

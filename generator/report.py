@@ -1,0 +1,420 @@
+"""The report: recompute every published number from the raw files and compare.
+
+A SEPARATE code path on purpose: it reads the run zips itself, has its own percentile
+(integer nearest-rank), its own medians (statistics.median) and its own figure formulas,
+and never imports generator.stats, generator.results or generator.figures. Counts and
+yes/no values must match exactly; floats within RELATIVE_TOLERANCE (results.json rounds to
+5 significant digits, an error of at most 5e-5). Run:
+`python -m generator report [--campaign NAME] [--raw data/raw] [--results FILE]`
+Exit 0 when everything agrees, 1 naming the first disagreeing figure, 2 on unreadable data.
+"""
+
+import io
+import json
+import math
+import statistics
+import zipfile
+from pathlib import Path
+
+import numpy as np
+
+from generator import report_figures
+from generator.report_explorer import check_explorer
+
+RELATIVE_TOLERANCE = 1e-4
+KEEP_SHARE = 0.95
+
+
+class Disagreement(Exception):
+    """A published number that the raw data does not give."""
+
+
+# --- reading raw files (not through generator.load) ------------------------------------
+
+
+def read_zip(path: Path) -> tuple[dict, dict]:
+    with zipfile.ZipFile(path) as archive:
+        meta = json.loads(archive.read("meta.json"))
+        columns = {
+            name: np.load(io.BytesIO(archive.read(f"{name}.npy")), allow_pickle=False)
+            for name in meta.get("columns", [])
+        }
+    return meta, columns
+
+
+def setting_key(setting: dict) -> str:
+    if setting["batcher"] == "none":
+        return "none"
+    return f"B={int(setting['max_batch'])} W={float(setting['max_wait_ms']):g}"
+
+
+# --- own arithmetic --------------------------------------------------------------------
+
+
+def rank_percentile(values, q: int) -> float:
+    """Nearest rank with integer arithmetic: the ceil(q*n/100)-th smallest value."""
+    ordered = sorted(float(v) for v in values)
+    return ordered[(q * len(ordered) + 99) // 100 - 1]
+
+
+def part_b_metrics(meta: dict, columns: dict) -> dict:
+    status = columns["status"].astype(np.int64)
+    latency = columns["latency_us"].astype(np.int64)
+    good = (status == 200) & (latency >= 0)
+    waits = [
+        lat if ok else math.inf for lat, ok in zip(latency.tolist(), good.tolist(), strict=True)
+    ]
+    n, window = len(waits), float(meta["window_s"])
+    ends = columns["arrival_us"].astype(np.int64)[good] + latency[good]
+    done = int(good.sum())
+    speed = done / max(window, ends.max() / 1e6) if done else 0.0
+    out = {
+        "requests": n,
+        "answered": done,
+        "never_answered": int(((status == 0) | (latency < 0)).sum()),
+        "offered_rate": n / window,
+        "throughput": speed,
+        "keeps_up": bool(speed >= KEEP_SHARE * n / window),
+        "p50_ms": rank_percentile(waits, 50) / 1e3,
+        "p90_ms": rank_percentile(waits, 90) / 1e3,
+        "p99_ms": rank_percentile(waits, 99) / 1e3,
+        "max_ms": max(waits) / 1e3,
+        "send_lag_us_p99": rank_percentile(columns["send_lag_us"].tolist(), 99),
+    }
+    out["non_200"] = n - done - out["never_answered"]
+    answered = status == 200
+    if answered.any():
+        out["mean_batch_size"] = float(np.mean(columns["batch_size"][answered], dtype=float))
+        for name in ("ready_us", "queued_us", "model_us"):
+            out[f"{name}_p50"] = rank_percentile(columns[name][answered].tolist(), 50)
+    if meta["setting"]["batcher"] != "none":
+        first = columns["batches_first_wait_us"].tolist()
+        out["batches"] = len(first)
+        if first:
+            out["first_wait_us_p50"] = rank_percentile(first, 50)
+            out["first_wait_us_p99"] = rank_percentile(first, 99)
+    return out
+
+
+def bucket_label(size: int) -> str:
+    """1, 2, 3-4, 5-8 … 65-128, 129+ by powers of two (bit_length, not a table)."""
+    if size <= 2:
+        return str(size)
+    if size > 128:
+        return "129+"
+    high = 1 << (size - 1).bit_length()
+    return f"{high // 2 + 1}-{high}"
+
+
+def middle(values) -> float:
+    return statistics.median(values)
+
+
+# --- comparing --------------------------------------------------------------------------
+
+
+def agrees(published, computed) -> bool:
+    """Exact for counts, yes/no, names and lists of them; floats within the tolerance."""
+    if isinstance(computed, list):
+        return (
+            isinstance(published, list)
+            and len(published) == len(computed)
+            and all(agrees(p, c) for p, c in zip(published, computed, strict=True))
+        )
+    exact = isinstance(computed, bool | str) or computed is None
+    if exact or (isinstance(computed, int) and not isinstance(published, float)):
+        return published == computed and type(published) is type(computed)
+    if isinstance(computed, float) and math.isinf(computed):
+        return published is None
+    number = isinstance(published, int | float) and not isinstance(published, bool)
+    return number and abs(published - computed) <= RELATIVE_TOLERANCE * abs(computed) + 1e-9
+
+
+class Checker:
+    """Compares published values with recomputed ones and counts what it checked."""
+
+    def __init__(self):
+        self.count = 0
+
+    def same(self, name: str, published, computed) -> None:
+        self.count += 1
+        if not agrees(published, computed):
+            raise Disagreement(
+                f"{name}: results.json has {published!r}, the raw data gives {computed!r}"
+            )
+
+    def dig(self, results: dict, path: tuple, computed) -> None:
+        value = results
+        for key in path:
+            if isinstance(value, list) and isinstance(key, int) and key < len(value):
+                value = value[key]
+                continue
+            if not isinstance(value, dict) or key not in value:
+                raise Disagreement(
+                    f"{'/'.join(map(str, path))}: missing from results.json "
+                    f"(the raw data gives {computed!r})"
+                )
+            value = value[key]
+        self.same("/".join(map(str, path)), value, computed)
+
+
+# --- sections ------------------------------------------------------------------------------
+
+
+def load_campaign(raw: Path, name: str | None, results: dict) -> dict:
+    """Schedule, files and every run's meta and columns, for the campaign results.json names."""
+    name = name or results["campaign"]["name"]
+    folder = Path(raw) / name
+    schedule = json.loads((folder / "schedule.json").read_text())
+    runs = {}
+    for entry in schedule:
+        path = folder / "runs" / f"{entry['run_id']}.run.zip"
+        if path.exists():
+            runs[entry["run_id"]] = (entry, *read_zip(path))
+    info = json.loads((folder / "campaign.json").read_text())
+    return {"name": name, "schedule": schedule, "runs": runs, "info": info}
+
+
+def of_kind(data: dict, kind: str) -> list:
+    return [run for run in data["runs"].values() if run[0]["kind"] == kind]
+
+
+def check_missing(data, results, check, say):
+    absent = sorted(e["run_id"] for e in data["schedule"] if e["run_id"] not in data["runs"])
+    check.same("missing", sorted(m["run_id"] for m in results["missing"]), absent)
+    say(
+        f"runs: {len(data['schedule'])} scheduled, {len(absent)} missing"
+        + (f" ({', '.join(absent[:5])}{' …' if len(absent) > 5 else ''})" if absent else "")
+    )
+
+
+def check_quiet(data, results, check, say):
+    records = [meta.get("quiet") for _, meta, _ in data["runs"].values() if meta.get("quiet")]
+    quiet = sum(1 for r in records if r["quiet"])
+    check.dig(results, ("quiet", "runs"), len(records))
+    check.dig(results, ("quiet", "quiet_runs"), quiet)
+    tries = max((r["tries"] for r in records), default=0)
+    check.dig(results, ("quiet", "tries_max"), tries)
+    say(f"{quiet} of {len(records)} runs met the quiet rule; most tries {tries}")
+
+
+def check_part_a(data, results, check, say):
+    runs = sorted(of_kind(data, "part_a"), key=lambda run: run[1]["run_index"])
+    if not runs:
+        return {}
+    per_call = {}
+    for size in sorted({int(s) for _, _, cols in runs for s in set(cols["size"].tolist())}):
+        medians = [
+            middle(cols["call_ns"][cols["size"] == size].tolist()) / 1e3
+            for _, _, cols in runs
+            if (cols["size"] == size).any()
+        ]
+        per_call[size] = middle(medians)
+        check.dig(results, ("part_a", "by_size", str(size), "per_call_us"), per_call[size])
+        check.dig(results, ("part_a", "by_size", str(size), "per_row_us"), per_call[size] / size)
+    say(
+        f"{len(runs)} runs; per call: "
+        + ", ".join(f"{s} rows {per_call[s]:,.1f} µs" for s in per_call if s in (1, 32, 1024))
+    )
+    return per_call
+
+
+def check_bits(data, results, check, say):
+    runs = of_kind(data, "bits")
+    if not runs:
+        return {}
+    table = runs[-1][1]["results"]
+    scores = sum(v["scores"] for v in table.values())
+    equal = sum(v["equal"] for v in table.values())
+    check.dig(results, ("bits", "scores"), scores)
+    check.dig(results, ("bits", "equal"), equal)
+    say(f"{equal:,} of {scores:,} scores equal to the bit")
+    return {"scores": scores, "equal": equal}
+
+
+def check_saturation(data, results, check, say):
+    values = [meta["stats"]["throughput"] for _, meta, _ in of_kind(data, "saturation")]
+    if not values:
+        return {}
+    s = {"S": middle(values), "S_min": min(values), "S_max": max(values)}
+    for key, value in s.items():
+        check.dig(results, ("saturation", key), value)
+    say(f"S = {s['S']:,.1f} answers/s (runs {s['S_min']:,.1f} – {s['S_max']:,.1f})")
+    return s
+
+
+def part_b_cells(data: dict) -> dict:
+    """{(setting, rate key): {"scheduled": [rounds], "rounds": {round: metrics}}}."""
+    cells = {}
+    for entry in data["schedule"]:
+        if entry["kind"] == "part_b":
+            key = (setting_key(entry["setting"]), format(float(entry["rate_multiple"]), "g"))
+            cells.setdefault(key, {"scheduled": [], "rounds": {}, "batch_buckets": {}})[
+                "scheduled"
+            ].append(entry["round"])
+    for _, meta, columns in of_kind(data, "part_b"):
+        key = (setting_key(meta["setting"]), format(float(meta["rate_multiple"]), "g"))
+        cells[key]["rounds"][meta["round"]] = part_b_metrics(meta, columns)
+        if meta["setting"]["batcher"] != "none":
+            buckets = cells[key]["batch_buckets"]
+            for size in columns["batches_size"].tolist():
+                label = bucket_label(size)
+                buckets[label] = buckets.get(label, 0) + 1
+    return cells
+
+
+def check_part_b(data, results, check, say):
+    cells = part_b_cells(data)
+    for (name, rate), cell in sorted(cells.items()):
+        path = ("part_b", "settings", name, "rates", rate)
+        rounds = sorted(cell["rounds"])
+        check.dig(results, (*path, "rounds"), rounds)
+        for metric in sorted({m for run in cell["rounds"].values() for m in run}):
+            values = [cell["rounds"][r].get(metric) for r in rounds]
+            for index, value in enumerate(values):
+                if value is not None:
+                    check.dig(results, (*path, "by_round", metric, index), value)
+            present = [v for v in values if v is not None]
+            if metric != "keeps_up" and present:
+                check.dig(results, (*path, metric), middle(present))
+        kept = len(rounds) == len(cell["scheduled"]) and all(
+            cell["rounds"][r]["keeps_up"] for r in rounds
+        )
+        check.dig(results, (*path, "keeps_up"), bool(rounds) and kept)
+        if cell["batch_buckets"]:
+            for label, count in cell["batch_buckets"].items():
+                check.dig(results, (*path, "batch_sizes", label), count)
+    say(
+        f"{sum(len(c['rounds']) for c in cells.values())} runs in {len(cells)} cells "
+        "(setting × rate)"
+    )
+    return cells
+
+
+def signed(a: float, b: float):
+    """a - b with infinities; both infinite -> None."""
+    if math.isinf(a) and math.isinf(b):
+        return None
+    return a - b
+
+
+def check_paired(cells, results, check, say):
+    """Every published paired difference and told-apart verdict, recomputed."""
+    rounds_needed = max((len(c["scheduled"]) for c in cells.values()), default=0)
+    verdicts = 0
+    for name, baselines in results.get("paired", {}).items():
+        for baseline, rates in baselines.items():
+            for rate, metrics in rates.items():
+                mine, base = cells[(name, rate)]["rounds"], cells[(baseline, rate)]["rounds"]
+                both = sorted(set(mine) & set(base))
+                for metric in metrics:
+                    diffs = [signed(mine[r][metric], base[r][metric]) for r in both]
+                    path = ("paired", name, baseline, rate, metric)
+                    for index, diff in enumerate(diffs):
+                        if diff is not None:
+                            check.dig(results, (*path, "diffs", index), diff)
+                    defined = [d for d in diffs if d is not None]
+                    if defined:
+                        check.dig(results, (*path, "median"), middle(defined))
+                    signs = {0 if d is None or d == 0 else math.copysign(1, d) for d in diffs}
+                    apart = len(both) == rounds_needed and len(signs) == 1 and 0 not in signs
+                    check.dig(results, (*path, "told_apart"), apart)
+                    verdicts += 1
+    say(f"{verdicts} paired comparisons, each with its told-apart verdict")
+
+
+def check_figures(data, results, check, say, sources):
+    computed = report_figures.compute(sources)
+    published = results.get("figures", {})
+    for name in sorted(set(published) | set(computed)):
+        if name not in computed:
+            raise Disagreement(f"figure {name}: published, but the raw data does not give it")
+        if name not in published:
+            raise Disagreement(
+                f"figure {name}: the raw data gives {computed[name]!r}, "
+                "but results.json does not publish it"
+            )
+        check.same(f"figure {name}", published[name]["value"], computed[name])
+    say(f"{len(computed)} named figures")
+    return computed
+
+
+def check_guesses(results, figures, check, say):
+    for index, guess in enumerate(results.get("guesses", [])):
+        unit = results["figures"].get(guess["figure"], {}).get("unit")
+        value = report_figures.in_unit(figures.get(guess["figure"]), unit, guess)
+        verdict = (
+            "not testable"
+            if value is None
+            else ("right" if report_figures.holds(value, guess) else "wrong")
+        )
+        check.same(f"guess {guess['id']} verdict", guess["verdict"], verdict)
+        if value is not None:
+            check.dig(results, ("guesses", index, "measured"), value)
+        say(
+            f"{guess['id']}: {verdict}"
+            + ("" if value is None else f" (measured {value:,.4g} {guess['unit']})")
+        )
+
+
+SECTIONS = (
+    "runs",
+    "quiet check",
+    "Part A",
+    "bits",
+    "S",
+    "Part B",
+    "paired",
+    "figures",
+    "guesses",
+    "explorer",
+)
+
+
+def run_checks(raw: Path, campaign: str | None, results: dict, echo=print) -> int:
+    """Every check, in reading order; raises Disagreement on the first that fails."""
+    data = load_campaign(raw, campaign, results)
+    check = Checker()
+
+    def section(title):
+        echo(f"\n== {title}")
+        return lambda line: echo(f"   {line}")
+
+    check_missing(data, results, check, section("runs"))
+    check_quiet(data, results, check, section("quiet check"))
+    sources = {
+        "info": data["info"],
+        "missing": len(data["schedule"]) - len(data["runs"]),
+        "quiet_runs": sum(
+            1 for _, m, _ in data["runs"].values() if m.get("quiet") and m["quiet"]["quiet"]
+        ),
+    }
+    sources["part_a"] = check_part_a(data, results, check, section("Part A"))
+    sources["bits"] = check_bits(data, results, check, section("bits"))
+    sources["saturation"] = check_saturation(data, results, check, section("S"))
+    sources["cells"] = check_part_b(data, results, check, section("Part B"))
+    check_paired(sources["cells"], results, check, section("paired differences"))
+    figures = check_figures(data, results, check, section("figures"), sources)
+    check_guesses(results, figures, check, section("guesses"))
+    problems = check_explorer(results, section("explorer"))
+    if problems:
+        raise Disagreement(problems[0])
+    return check.count
+
+
+def main(raw: Path, campaign: str | None, results_path: Path) -> int:
+    try:
+        results = json.loads(Path(results_path).read_text())
+    except (OSError, ValueError) as error:
+        print(f"report: cannot read {results_path} ({error}); run `python -m generator build`")
+        return 2
+    try:
+        count = run_checks(Path(raw), campaign, results)
+    except Disagreement as error:
+        print(f"\nDISAGREES: {error}")
+        return 1
+    except (OSError, KeyError, ValueError, zipfile.BadZipFile) as error:
+        print(f"\nreport: cannot recompute ({type(error).__name__}: {error})")
+        return 2
+    print(f"\nall {count:,} published numbers agree with the raw data")
+    return 0

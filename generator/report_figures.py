@@ -1,0 +1,207 @@
+"""The report's own formulas for the named figures and guess verdicts (not figures.py).
+
+Works on what generator/report.py recomputed from the raw files: Part A per-call medians,
+bit totals, S, and Part B cells of per-round metrics. It must give exactly the figure
+names results.json publishes: a figure here but not there (or the reverse) is a
+disagreement. Used by `python -m generator report`.
+"""
+
+import math
+import statistics
+
+HALF, BUSY = "0.5", "1.6"
+UNITS = {"s": 1.0, "ms": 1e-3, "µs": 1e-6, "us": 1e-6}
+
+
+def name_slug(setting: str) -> str:
+    if setting in ("none", "B=1 W=0"):
+        return {"none": "none", "B=1 W=0": "queue_b1"}[setting]
+    b, w = (part.split("=")[1] for part in setting.split(" "))
+    return "b" + b + "_w" + w.replace(".", "_")
+
+
+def med(cell: dict | None, metric: str):
+    """Median of the measured rounds' values of a metric; None when nothing measured."""
+    if cell is None:
+        return None
+    values = [run[metric] for run in cell["rounds"].values() if run.get(metric) is not None]
+    return statistics.median(values) if values else None
+
+
+def kept(cell: dict) -> bool:
+    runs = cell["rounds"]
+    return (
+        bool(runs)
+        and len(runs) == len(cell["scheduled"])
+        and all(run["keeps_up"] for run in runs.values())
+    )
+
+
+def paired_diffs(cells, name, base, rate, metric):
+    """Per common round: name − base (None when both are infinite); None if no such pair."""
+    a, b = cells.get((name, rate)), cells.get((base, rate))
+    if a is None or b is None:
+        return None
+    out = []
+    for r in sorted(set(a["rounds"]) & set(b["rounds"])):
+        x, y = a["rounds"][r][metric], b["rounds"][r][metric]
+        out.append(None if math.isinf(x) and math.isinf(y) else x - y)
+    return out
+
+
+def agree(diffs: list, needed: int) -> bool:
+    return len(diffs) == needed and (
+        all(d is not None and d > 0 for d in diffs) or all(d is not None and d < 0 for d in diffs)
+    )
+
+
+def divide(a, b):
+    ok = a is not None and b is not None and b != 0 and not math.isinf(a) and not math.isinf(b)
+    return a / b if ok else None
+
+
+def part_a(figures: dict, per_call: dict) -> None:
+    for size, value in per_call.items():
+        figures[f"part_a_per_call_us_{size}"] = value
+        figures[f"part_a_per_row_us_{size}"] = value / size
+    if 1 in per_call and 1024 in per_call:
+        figures["part_a_call_ratio_1024_vs_1"] = per_call[1024] / per_call[1]
+        figures["part_a_per_row_saving_1024"] = per_call[1] * 1024 / per_call[1024]
+        if 512 in per_call:
+            figures["part_a_per_row_drop_512_to_1024"] = 1 - (per_call[1024] / 1024) / (
+                per_call[512] / 512
+            )
+
+
+def per_setting(figures: dict, cells: dict) -> None:
+    names = sorted({name for name, _ in cells})
+    for name in names:
+        mine = {rate: c for (n, rate), c in cells.items() if n == name}
+        s = name_slug(name)
+        for rate, label in ((HALF, "0_5"), (BUSY, "1_6")):
+            for metric in ("p50_ms", "p99_ms"):
+                figures[f"{s}_{metric}_at_{label}"] = med(mine.get(rate), metric)
+        figures[f"{s}_mean_batch_at_0_5"] = med(mine.get(HALF), "mean_batch_size")
+        highest = 0.0
+        for rate in sorted(mine, key=float):
+            if not kept(mine[rate]):
+                break
+            highest = float(rate)
+        figures[f"{s}_highest_rate_kept_up"] = highest
+        for metric, label in (("throughput", "peak_throughput"), ("p99_ms", "p99_ms_max")):
+            values = [med(c, metric) for c in mine.values() if med(c, metric) is not None]
+            figures[f"{s}_{label}"] = max(values) if values else None
+
+
+def busy_side(figures: dict, cells: dict, batch_of: dict, rates: list) -> None:
+    top = max(rates, key=float)
+    figures["top_rate"] = float(top)
+    candidates = [
+        (med(c, "throughput"), n)
+        for (n, r), c in cells.items()
+        if r == top and batch_of[n] > 1 and med(c, "throughput") is not None
+    ]
+    if candidates:
+        best = max(candidates)
+        figures["best_batched_setting_at_top_rate"] = best[1]
+        figures["best_batched_throughput_at_top_rate"] = best[0]
+        figures["best_batched_gain_at_top_rate"] = divide(
+            best[0], med(cells.get(("none", top)), "throughput")
+        )
+    figures["none_throughput_at_top_rate"] = med(cells.get(("none", top)), "throughput")
+    busy = sorted(
+        med(c, "p99_ms")
+        for (n, r), c in cells.items()
+        if r == BUSY and batch_of[n] > 1 and med(c, "p99_ms") is not None
+    )
+    if busy:
+        figures["batched_p99_ms_min_at_1_6"], figures["batched_p99_ms_max_at_1_6"] = (
+            busy[0],
+            busy[-1],
+        )
+
+
+def comparisons(figures: dict, cells: dict, needed: int) -> None:
+    for name, metric, label in (
+        ("B=1 W=0", "p50_ms", "queue_b1_p50_overhead_told_apart"),
+        ("B=32 W=0", "p99_ms", "b32_w0_p99_told_apart_at_0_5"),
+        ("B=32 W=0", "p50_ms", "b32_w0_p50_told_apart_at_0_5"),
+    ):
+        diffs = paired_diffs(cells, name, "none", HALF, metric)
+        if diffs is not None:
+            figures[label] = agree(diffs, needed)
+    diffs = paired_diffs(cells, "B=1 W=0", "none", HALF, "p50_ms")
+    defined = [d for d in diffs or [] if d is not None]
+    figures["queue_b1_p50_overhead_us_at_0_5"] = (
+        statistics.median(defined) * 1000 if defined else None
+    )
+    figures["b32_w0_p99_cut_at_0_5"] = divide(
+        med(cells.get(("none", HALF)), "p99_ms"), med(cells.get(("B=32 W=0", HALF)), "p99_ms")
+    )
+
+
+def handler_and_waits(figures: dict, cells: dict) -> None:
+    none, b32w2 = cells.get(("none", HALF)), cells.get(("B=32 W=2", HALF))
+    figures["none_ready_us_at_0_5"] = med(none, "ready_us_p50")
+    figures["none_model_us_at_0_5"] = med(none, "model_us_p50")
+    queued, model = med(b32w2, "queued_us_p50"), med(b32w2, "model_us_p50")
+    if queued is not None and model is not None:
+        figures["b32_w2_queued_plus_model_us_at_0_5"] = queued + model
+    wait = {w: med(cells.get((f"B=32 W={w}", HALF)), "first_wait_us_p50") for w in (0, 1, 2, 5, 10)}
+    figures["wait_us_w0"] = wait[0]
+    figures["wait_overshoot_us_w1"] = None if wait[1] is None else wait[1] - 1000
+    for w in (1, 2, 5, 10):
+        figures[f"wait_ms_w{w}"] = None if wait[w] is None else wait[w] / 1000
+
+
+def compute(sources: dict) -> dict:
+    """{figure name: value} of every figure the raw data gives (absent ones left out)."""
+    figures = {"missing_runs": sources["missing"], "quiet_runs": sources["quiet_runs"]}
+    model = sources["info"].get("model") or {}
+    figures["model_test_average_precision"] = model.get("test_average_precision")
+    figures["model_trees"] = model.get("trees")
+    part_a(figures, sources["part_a"])
+    if sources["bits"]:
+        b = sources["bits"]
+        figures.update(
+            bits_scores=b["scores"],
+            bits_equal=b["equal"],
+            bits_all_equal=b["scores"] == b["equal"] and b["scores"] > 0,
+        )
+    if sources["saturation"]:
+        figures.update(sources["saturation"])
+        figures["S_us_per_answer"] = 1e6 / sources["saturation"]["S"]
+    cells = sources["cells"]
+    if cells:
+        batch_of = {n: int(n.split()[0][2:]) if n != "none" else 0 for n, _ in cells}
+        needed = max(len(c["scheduled"]) for c in cells.values())
+        per_setting(figures, cells)
+        busy_side(figures, cells, batch_of, sorted({r for _, r in cells}, key=float))
+        comparisons(figures, cells, needed)
+        handler_and_waits(figures, cells)
+    return {k: v for k, v in figures.items() if v is not None}
+
+
+def in_unit(value, figure_unit: str | None, guess: dict):
+    """A figure value in the guess's unit: µs, ms and s convert; % and share convert."""
+    same = figure_unit == guess["unit"] or {figure_unit, guess["unit"]} == {"×", "x"}
+    if value is None or isinstance(value, bool | str) or same:
+        return value
+    if figure_unit in UNITS and guess["unit"] in UNITS:
+        return value * UNITS[figure_unit] / UNITS[guess["unit"]]
+    shares = {"share": 1.0, "%": 100.0}
+    if figure_unit in shares and guess["unit"] in shares:
+        return value / shares[figure_unit] * shares[guess["unit"]]
+    return None
+
+
+def holds(value, guess: dict) -> bool:
+    kind = guess["compare"]
+    if kind == "between":
+        low, high = (guess["low"], guess["high"]) if "low" in guess else guess["value"]
+        return low <= value <= high
+    if kind == "<=":
+        return value <= guess["value"]
+    if kind == ">=":
+        return value >= guess["value"]
+    return value == guess["value"]
