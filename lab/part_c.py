@@ -140,37 +140,46 @@ def method_requests(port: int, customer_ids, chunk: int) -> list[bytes]:
     return batch_requests(port, customer_ids, chunk)
 
 
-def loop_scores(bodies: list[bytes], customer_ids) -> tuple[np.ndarray, int]:
-    """(scores, errors) from /predict answers; a missing or mis-echoed answer is NaN."""
-    scores = np.full(len(customer_ids), np.nan)
-    errors = 0
-    for position, (body, customer_id) in enumerate(zip(bodies, customer_ids, strict=True)):
+def parsed(body: bytes) -> dict:
+    """A JSON object answer, or {} for anything else (it then scores nothing)."""
+    try:
         answer = json.loads(body)
-        if answer.get("customer_id") == int(customer_id) and "probability" in answer:
-            scores[position] = answer["probability"]
-        else:
-            errors += 1
-    return scores, errors
+    except ValueError:
+        return {}
+    return answer if isinstance(answer, dict) else {}
 
 
-def batch_scores(bodies: list[bytes], customer_ids, chunk: int) -> tuple[np.ndarray, int]:
-    """(scores, errors) from /predict_batch answers, slot by slot; a slot with an error, a
-    wrong echo, or a call whose answer is not aligned with its chunk is NaN."""
+def probability_of(answer, customer_id) -> float:
+    """The score in an answer or slot that echoes `customer_id` with no error; else NaN."""
+    if not isinstance(answer, dict) or answer.get("customer_id") != int(customer_id):
+        return np.nan
+    probability = answer.get("probability")
+    if answer.get("error") is not None or not isinstance(probability, float):
+        return np.nan
+    return probability
+
+
+def loop_scores(bodies: list[bytes], customer_ids) -> np.ndarray:
+    """The scores in /predict answers, in order; NaN where an answer holds none."""
+    return np.array(
+        [probability_of(parsed(body), c) for body, c in zip(bodies, customer_ids, strict=True)],
+        dtype=np.float64,
+    )
+
+
+def batch_scores(bodies: list[bytes], customer_ids, chunk: int) -> np.ndarray:
+    """The scores in /predict_batch answers, slot by slot; NaN for a slot with an error or a
+    wrong echo, and for every record of a call whose answer is not aligned with its chunk."""
     scores = np.full(len(customer_ids), np.nan)
-    errors = 0
     for call, body in enumerate(bodies):
         first = call * chunk
         expected = customer_ids[first : first + chunk]
-        slots = json.loads(body).get("predictions")
-        if not isinstance(slots, list) or len(slots) != len(expected):
-            errors += len(expected)
-            continue
-        for offset, (slot, customer_id) in enumerate(zip(slots, expected, strict=True)):
-            if slot.get("error") is None and slot.get("customer_id") == int(customer_id):
-                scores[first + offset] = slot["probability"]
-            else:
-                errors += 1
-    return scores, errors
+        slots = parsed(body).get("predictions")
+        if isinstance(slots, list) and len(slots) == len(expected):
+            scores[first : first + len(expected)] = [
+                probability_of(slot, c) for slot, c in zip(slots, expected, strict=True)
+            ]
+    return scores
 
 
 def bits_digest(scores: np.ndarray) -> str:
@@ -215,11 +224,11 @@ async def time_method(connection, port: int, customer_ids, chunk: int) -> Timed:
 def decode(timed: Timed, customer_ids) -> None:
     started = time.perf_counter_ns()
     if timed.chunk == LOOP:
-        timed.scores, timed.errors = loop_scores(timed.exchanges.body, customer_ids)
+        timed.scores = loop_scores(timed.exchanges.body, customer_ids)
     else:
-        timed.scores, timed.errors = batch_scores(timed.exchanges.body, customer_ids, timed.chunk)
+        timed.scores = batch_scores(timed.exchanges.body, customer_ids, timed.chunk)
     timed.decode_ns = time.perf_counter_ns() - started
-    timed.errors += sum(status != 200 for status in timed.exchanges.status)
+    timed.errors = int(np.isnan(timed.scores).sum())
 
 
 async def warm_up(connection, port: int, customer_ids) -> None:

@@ -34,6 +34,12 @@ def session():
     return measured
 
 
+@pytest.fixture(scope="module")
+def record(session):
+    """(meta, columns) of that session, as the raw file holds them."""
+    return part_c.session_record(session, SEED)
+
+
 def bits(values) -> np.ndarray:
     return np.ascontiguousarray(values, dtype="<f8").view("<u8")
 
@@ -63,8 +69,8 @@ def test_the_loop_and_every_chunk_size_score_the_same_customers_to_the_same_bits
     assert np.array_equal(bits(loop.scores), bits(inprocess_scores(session.customer_ids)))
 
 
-def test_the_record_counts_bits_as_the_scores_show(session):
-    meta, columns = part_c.session_record(session, SEED)
+def test_the_record_counts_bits_as_the_scores_show(session, record):
+    meta, columns = record
     assert meta["bits"]["all_equal"] is True
     assert meta["bits"]["inprocess"]["all_at_once_mismatches"] == 0
     assert meta["bits"]["inprocess"]["single_row_mismatches"] == 0
@@ -83,8 +89,21 @@ def test_a_one_ulp_difference_is_a_mismatch():
     assert part_c.bits_digest(nudged) != part_c.bits_digest(scores)
 
 
-def test_chunk_calls_cover_every_record_once(session):
-    _, columns = part_c.session_record(session, SEED)
+def test_a_swapped_or_dropped_slot_scores_nothing():
+    ids = np.array([11, 12, 13])
+    good = [{"customer_id": c, "probability": 0.1 * c, "error": None} for c in (11, 12, 13)]
+    swapped = [good[1], good[0], good[2]]
+    body = json.dumps({"predictions": swapped}).encode()
+    assert np.isnan(part_c.batch_scores([body], ids, 3)).tolist() == [True, True, False]
+    dropped = json.dumps({"predictions": good[:2]}).encode()
+    assert np.isnan(part_c.batch_scores([dropped], ids, 3)).all()
+    assert not np.isnan(
+        part_c.batch_scores([json.dumps({"predictions": good}).encode()], ids, 3)
+    ).any()
+
+
+def test_chunk_calls_cover_every_record_once(record):
+    _, columns = record
     for chunk in [part_c.LOOP, 1, 10, 100, RECORDS]:
         mine = columns["call_chunk"] == chunk
         assert columns["call_records"][mine].sum() == RECORDS
@@ -124,8 +143,8 @@ def test_an_example_with_a_dropped_slot_is_not_aligned(session):
     assert not all(checks.values())
 
 
-def test_breakdown_stages_sum_to_at_most_the_round_trip(session):
-    _, columns = part_c.session_record(session, SEED)
+def test_breakdown_stages_sum_to_at_most_the_round_trip(record):
+    _, columns = record
     route = columns["breakdown_route"]
     assert (route == "predict").sum() == SMALL_REPS["predict"]
     assert (route == "predict_batch").sum() == SMALL_REPS["batch"]
