@@ -50,6 +50,8 @@ def signed(value) -> str:
     """A difference with its sign (+ for higher, - for lower)."""
     if value is None:
         return "undefined"
+    if value == 0:
+        return "0"
     return plain(value) if value < 0 else "+" + plain(value)
 
 
@@ -162,8 +164,10 @@ def describe_setting(results, name: str) -> str:
     setting = results["design"]["setting"][name]
     if setting["max_batch"] == 1:
         return "queue B=1: through the batcher, never grouped (the machinery's cost)"
-    wait = plain(setting["max_wait_ms"])
-    return f"{name}: batches of up to {setting['max_batch']} rows, first request waits ≤ {wait} ms"
+    cap, wait = setting["max_batch"], setting["max_wait_ms"]
+    if wait == 0:
+        return f"{name}: batches of up to {cap} rows, never waits on purpose (W=0)"
+    return f"{name}: batches of up to {cap} rows, the first request waits up to {plain(wait)} ms"
 
 
 def cell_lines(results, name: str, key: str) -> str:
