@@ -367,8 +367,8 @@ def batch_sizes(results: dict, rate: str) -> dict:
         "data": traces,
         "layout": layout(
             f"Batch sizes at {rate} × S (share of batches)",
-            axis("rows in one model call"),
-            axis("share of batches", tickformat=".0%"),
+            axis("batch size (rows in one model call)"),
+            axis("share of batches (%)", tickformat=".0%"),
             barmode="group",
         ),
     }

@@ -1,0 +1,295 @@
+"""The whole build on the committed fixture campaign (cut from real raw data): the golden
+output, byte-identical rebuilds, bad data named in one line, missing runs listed, strict
+templates, the campaign choice, the filters and the chart specs.
+
+Run: `.venv/bin/pytest tests/test_generator.py`. After a deliberate change of output,
+rebuild the golden files with `.venv/bin/python -m generator build --update-golden` and
+review the diff.
+"""
+
+import json
+import shutil
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from generator import load, pages
+from generator.__main__ import fixture_guesses, main
+from generator.build import build_site
+from lab import rawio
+
+FIXTURE = Path(__file__).resolve().parent / "fixtures"
+RAW, PAGES, GOLDEN = FIXTURE / "raw", FIXTURE / "pages", FIXTURE / "golden"
+ROOT = FIXTURE.parents[1]
+
+
+def campaign_dir(raw: Path = RAW) -> Path:
+    (folder,) = load.campaign_folders(raw)
+    return folder
+
+
+def build(out: Path, raw: Path = RAW, pages_dir: Path = PAGES) -> dict:
+    return build_site(raw, None, out, pages_dir, fixture_guesses())
+
+
+def tree(folder: Path) -> dict[str, bytes]:
+    return {
+        p.relative_to(folder).as_posix(): p.read_bytes()
+        for p in sorted(folder.rglob("*"))
+        if p.is_file()
+    }
+
+
+def results_of(out: Path) -> dict:
+    return json.loads((out / "assets" / "data" / "results.json").read_text())
+
+
+@pytest.fixture(scope="module")
+def built(tmp_path_factory) -> Path:
+    out = tmp_path_factory.mktemp("built")
+    build(out)
+    return out
+
+
+@pytest.fixture
+def raw_copy(tmp_path) -> Path:
+    copy = tmp_path / "raw"
+    shutil.copytree(RAW, copy)
+    return copy
+
+
+def run_path(raw: Path, kind: str) -> Path:
+    """The first run file of a kind in the copied campaign."""
+    folder = campaign_dir(raw)
+    schedule = json.loads((folder / "schedule.json").read_text())
+    for entry in schedule:
+        path = folder / "runs" / f"{entry['run_id']}{rawio.SUFFIX}"
+        if entry["kind"] == kind and path.exists():
+            return path
+    raise AssertionError(f"no {kind} run in the fixture")
+
+
+def build_error(raw: Path, tmp_path: Path, capsys) -> str:
+    code = main(["build", "--raw", str(raw), "--out", str(tmp_path / "out"), "--pages", str(PAGES)])
+    error = capsys.readouterr().err
+    assert code == 2, error
+    assert error.count("\n") == 1, f"not one line: {error!r}"
+    return error
+
+
+# --- golden and byte-identical ---------------------------------------------------------------
+
+
+def test_fixture_is_small_and_real():
+    size = sum(len(content) for content in tree(RAW).values())
+    assert size < 1_000_000
+    info = json.loads((campaign_dir() / "campaign.json").read_text())
+    assert info["profile"] in ("quick", "full")
+
+
+def test_build_matches_the_golden_output(built):
+    expected, actual = tree(GOLDEN), tree(built)
+    assert sorted(actual) == sorted(expected), "files differ; see the module docstring"
+    changed = [name for name in expected if expected[name] != actual[name]]
+    assert not changed, f"output changed: {changed}; if deliberate, run --update-golden"
+
+
+def test_build_twice_is_byte_identical_and_writes_nothing_new(built, tmp_path):
+    first = tree(built)
+    again = build(built)
+    assert again["written"] == []
+    assert tree(built) == first
+    build(tmp_path)
+    assert tree(tmp_path) == first
+
+
+def test_results_are_compact_and_versioned(built):
+    text = (built / "assets" / "data" / "results.json").read_text()
+    assert text.startswith('{"') and ", " not in text[:200]
+    results = json.loads(text)
+    assert results["schema_version"] == 1
+    assert results["campaign"]["chosen"] == "newest"
+    assert "Infinity" not in text and "NaN" not in text
+
+
+def test_pages_rendered_and_plain_files_copied(built):
+    index = (built / "index.md").read_text()
+    assert "answers per second" in index and "{{" not in index
+    notes = (built / "lesson" / "notes.md").read_text()
+    assert notes == (PAGES / "lesson" / "notes.md").read_text()
+
+
+# --- bad data -------------------------------------------------------------------------------------
+
+
+def test_a_truncated_run_file_is_named(raw_copy, tmp_path, capsys):
+    path = run_path(raw_copy, "part_b")
+    path.write_bytes(path.read_bytes()[: path.stat().st_size // 2])
+    assert path.name in build_error(raw_copy, tmp_path, capsys)
+
+
+def test_a_corrupt_column_is_named(raw_copy, tmp_path, capsys):
+    path = run_path(raw_copy, "part_a")
+    meta, columns = rawio.read_run(path)
+    for key in ("format", "columns"):
+        meta.pop(key)
+    columns["call_ns"] = columns["call_ns"][:-3]  # a column shorter than its table
+    rawio.write_run(path, meta, columns)
+    error = build_error(raw_copy, tmp_path, capsys)
+    assert path.name in error and "unequal length" in error
+
+
+@pytest.mark.parametrize(
+    ("kind", "field"), [("part_b", "window_s"), ("saturation", "stats"), ("part_a", "run_index")]
+)
+def test_a_missing_field_is_named(raw_copy, tmp_path, capsys, kind, field):
+    path = run_path(raw_copy, kind)
+    meta, columns = rawio.read_run(path)
+    for key in ("format", "columns", field):
+        meta.pop(key)
+    rawio.write_run(path, meta, columns)
+    error = build_error(raw_copy, tmp_path, capsys)
+    assert path.name in error and f"missing field '{field}" in error
+
+
+def test_a_missing_column_is_named(raw_copy, tmp_path, capsys):
+    path = run_path(raw_copy, "part_b")
+    meta, columns = rawio.read_run(path)
+    meta.pop("format"), meta.pop("columns"), columns.pop("latency_us")
+    rawio.write_run(path, meta, columns)
+    error = build_error(raw_copy, tmp_path, capsys)
+    assert path.name in error and "missing column 'latency_us'" in error
+
+
+def test_the_command_exits_2_without_a_traceback(raw_copy, tmp_path):
+    path = run_path(raw_copy, "part_b")
+    path.write_bytes(b"not a zip at all")
+    done = subprocess.run(
+        [
+            sys.executable,
+            "-m",
+            "generator",
+            "build",
+            "--raw",
+            str(raw_copy),
+            "--out",
+            str(tmp_path / "out"),
+            "--pages",
+            str(PAGES),
+        ],
+        cwd=ROOT,
+        capture_output=True,
+        text=True,
+        timeout=120,
+    )
+    assert done.returncode == 2
+    assert "Traceback" not in done.stderr and path.name in done.stderr
+
+
+def test_missing_runs_are_listed_never_filled_in(raw_copy, tmp_path):
+    path = run_path(raw_copy, "part_b")
+    meta, _ = rawio.read_run(path)
+    path.unlink()
+    results = results_of_build(raw_copy, tmp_path)
+    missing = {m["run_id"]: m for m in results["missing"]}
+    assert meta["run_id"] in missing
+    record = missing[meta["run_id"]]
+    assert record["round"] == meta["round"] and record["kind"] == "part_b"
+    rate = f"{meta['rate_multiple']:g}"
+    cell = results["part_b"]["settings"][record["setting"]]["rates"][rate]
+    assert meta["round"] in cell["missing_rounds"] and meta["round"] not in cell["rounds"]
+    assert cell["keeps_up"] is False
+    assert len(cell["by_round"]["p50_ms"]) == len(cell["rounds"])
+    assert results["campaign"]["complete"] is False
+
+
+def results_of_build(raw: Path, tmp_path: Path) -> dict:
+    build(tmp_path / "out", raw)
+    return results_of(tmp_path / "out")
+
+
+# --- templates, campaign choice, filters, charts -----------------------------------------
+
+
+def test_a_template_naming_a_missing_value_fails_naming_both(tmp_path):
+    (tmp_path / "pages" / "part").mkdir(parents=True)
+    template = tmp_path / "pages" / "part" / "page.md.j2"
+    template.write_text("S is {{ fig.S|num }}\nand {{ fig.no_such_figure|ms }}\n")
+    with pytest.raises(pages.PageError) as caught:
+        build(tmp_path / "out", pages_dir=tmp_path / "pages")
+    message = str(caught.value)
+    assert "part/page.md.j2:2" in message and "no_such_figure" in message
+
+
+def test_the_newest_complete_full_campaign_is_chosen(tmp_path):
+    source = campaign_dir()
+    for name, profile, started, complete in (
+        ("a-full", "full", "2026-01-01", True),
+        ("b-full-partial", "full", "2026-02-01", False),
+        ("c-quick", "quick", "2026-03-01", False),
+    ):
+        folder = tmp_path / name
+        shutil.copytree(source, folder)
+        info = json.loads((folder / "campaign.json").read_text())
+        info.update(profile=profile, started_at=started)
+        (folder / "campaign.json").write_text(json.dumps(info))
+        if complete:  # drop the schedule entries that have no file
+            schedule = json.loads((folder / "schedule.json").read_text())
+            present = [
+                e for e in schedule if (folder / "runs" / f"{e['run_id']}{rawio.SUFFIX}").exists()
+            ]
+            (folder / "schedule.json").write_text(json.dumps(present))
+    chosen = load.choose_campaign(tmp_path)
+    assert (chosen.name, chosen.chosen) == ("a-full", "newest complete full")
+    shutil.rmtree(tmp_path / "a-full")
+    chosen = load.choose_campaign(tmp_path)
+    assert (chosen.name, chosen.chosen) == ("c-quick", "newest")
+    assert load.choose_campaign(tmp_path, "b-full-partial").chosen == "asked"
+    with pytest.raises(load.DataError, match="no such campaign"):
+        load.choose_campaign(tmp_path, "nope")
+
+
+@pytest.mark.parametrize(
+    ("name", "value", "args", "text"),
+    [
+        ("ms", 1.18, (), "1.18 ms"),
+        ("ms", 291.4, (), "291 ms"),
+        ("ms", 5501.0, (), "5.50 s"),
+        ("ms", None, (), "never answered"),
+        ("us", 501.7, (), "502 µs"),
+        ("us", 2628.8, (), "2,629 µs"),
+        ("num", 1098.4, (1,), "1,098.4"),
+        ("num", 26851, (), "26,851"),
+        ("pct", 0.175, (), "17.5%"),
+        ("times", 5.24, (), "5.24×"),
+        ("rate", "0.5", (), "0.5 × S"),
+        ("yesno", True, (), "yes"),
+    ],
+)
+def test_filters(name, value, args, text):
+    assert pages.FILTERS[name](value, *args) == text
+
+
+def test_chart_specs_have_units_and_mark_what_did_not_keep_up(built):
+    charts = {p.stem: json.loads(p.read_text()) for p in (built / "assets" / "charts").glob("*")}
+    assert {"p99_vs_rate", "part_a_time_vs_size", "throughput_vs_rate"} <= set(charts)
+    for name, spec in charts.items():
+        assert set(spec) == {"data", "layout"}, name
+        for axis, data in (("xaxis", "x"), ("yaxis", "y")):
+            title = spec["layout"][axis]["title"]["text"]
+            categories = isinstance(spec["data"][0][data][0], str)
+            assert categories or "(" in title, (name, title)  # numbers carry their unit
+    p99 = charts["p99_vs_rate"]
+    assert p99["layout"]["yaxis"]["type"] == "log"
+    results = results_of(built)
+    failed = [
+        c
+        for s in results["part_b"]["settings"].values()
+        for c in s["rates"].values()
+        if not c["keeps_up"]
+    ]
+    marks = [s for trace in p99["data"] for s in trace["marker"]["symbol"] if s == "x-open"]
+    assert len(marks) == len(failed)
+    assert all("rounds" in text for trace in p99["data"] for text in trace["text"])

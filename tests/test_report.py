@@ -1,0 +1,156 @@
+"""The report: passes on the fixture's golden results.json, fails naming the number when
+one published value is altered, and checks the explorer's printed numbers.
+
+Run: `.venv/bin/pytest tests/test_report.py`
+"""
+
+import json
+import shutil
+from pathlib import Path
+
+import pytest
+
+from generator import report, report_explorer
+
+FIXTURE = Path(__file__).resolve().parent / "fixtures"
+RAW = FIXTURE / "raw"
+GOLDEN_RESULTS = FIXTURE / "golden" / "assets" / "data" / "results.json"
+
+
+def golden() -> dict:
+    return json.loads(GOLDEN_RESULTS.read_text())
+
+
+def first_cell(results: dict) -> tuple[str, str]:
+    for name, setting in results["part_b"]["settings"].items():
+        for rate, cell in setting["rates"].items():
+            if cell["rounds"]:
+                return name, rate
+    raise AssertionError("no measured Part B cell in the fixture")
+
+
+def test_report_passes_on_the_golden_results(capsys):
+    assert report.main(RAW, None, GOLDEN_RESULTS) == 0
+    printed = capsys.readouterr().out
+    for section in ("quiet check", "Part A", "bits", "== S", "Part B", "guesses"):
+        assert section in printed
+    assert "published numbers agree" in printed
+
+
+def scale(value, factor=1.01):
+    return value * factor
+
+
+def cell_of(results: dict) -> dict:
+    name, rate = first_cell(results)
+    return results["part_b"]["settings"][name]["rates"][rate]
+
+
+# what is altered: (container, key, change, words the DISAGREES line must name)
+ALTERATIONS = {
+    "S": (lambda r: r["saturation"], "S", scale, "saturation/S"),
+    "figure": (
+        lambda r: r["figures"]["part_a_per_call_us_1"],
+        "value",
+        scale,
+        "figure part_a_per_call_us_1",
+    ),
+    "part_a": (
+        lambda r: r["part_a"]["by_size"]["1024"],
+        "per_call_us",
+        scale,
+        "part_a/by_size/1024/per_call_us",
+    ),
+    "bits": (lambda r: r["bits"], "equal", lambda v: v - 1, "bits/equal"),
+    "p99 of one round": (lambda r: cell_of(r)["by_round"]["p99_ms"], 0, scale, "by_round/p99_ms/0"),
+    "a count": (
+        lambda r: cell_of(r)["by_round"]["answered"],
+        0,
+        lambda v: v + 1,
+        "by_round/answered/0",
+    ),
+    "keeps up": (cell_of, "keeps_up", lambda v: not v, "/keeps_up"),
+    "told apart": (
+        lambda r: r["paired"]["B=32 W=0"]["none"]["0.5"]["p99_ms"],
+        "told_apart",
+        lambda v: not v,
+        "paired/B=32 W=0/none/0.5/p99_ms/told_apart",
+    ),
+    "missing": (lambda r: r, "missing", lambda v: [], "missing"),
+    "guess verdict": (
+        lambda r: r["guesses"][0],
+        "verdict",
+        lambda v: "wrong" if v == "right" else "right",
+        "guess G1 verdict",
+    ),
+}
+
+
+@pytest.mark.parametrize("what", sorted(ALTERATIONS))
+def test_report_fails_naming_an_altered_number(what, tmp_path, capsys):
+    results = golden()
+    where, key, change, named = ALTERATIONS[what]
+    container = where(results)
+    container[key] = change(container[key])
+    altered = tmp_path / "results.json"
+    altered.write_text(json.dumps(results))
+    assert report.main(RAW, None, altered) == 1
+    line = [x for x in capsys.readouterr().out.splitlines() if x.startswith("DISAGREES")]
+    assert line and named in line[0], line
+
+
+def test_an_unpublished_figure_is_a_disagreement(tmp_path, capsys):
+    results = golden()
+    results["figures"].pop("S")
+    altered = tmp_path / "results.json"
+    altered.write_text(json.dumps(results))
+    assert report.main(RAW, None, altered) == 1
+    assert "figure S" in capsys.readouterr().out
+
+
+def test_report_reads_a_missing_raw_file_as_missing(tmp_path, capsys):
+    raw = tmp_path / "raw"
+    shutil.copytree(RAW, raw)
+    (removed,) = list((next(raw.iterdir()) / "runs").glob("part_a-0*"))
+    removed.unlink()
+    assert report.main(raw, None, GOLDEN_RESULTS) == 1  # results.json still has it
+    assert "missing" in capsys.readouterr().out
+
+
+# --- the explorer check ----------------------------------------------------------------------
+
+
+def explorer_file(tmp_path: Path, body: str) -> Path:
+    path = tmp_path / "explorer.py"
+    path.write_text(body)
+    return path
+
+
+def test_explorer_printing_the_labs_numbers_passes(tmp_path):
+    path = explorer_file(
+        tmp_path,
+        (
+            "def lookup(results, b, w, rate):\n"
+            "    name = f'B={b} W={w:g}'\n"
+            "    cell = results['part_b']['settings'][name]['rates'][f'{rate:g}']\n"
+            "    return (f\"{name} at {rate:g} x S: p99 {cell['p99_ms']} ms, \"\n"
+            "            f\"{cell['keeps_up_rounds']} rounds kept up\")\n"
+        ),
+    )
+    said = []
+    assert report_explorer.check_explorer(golden(), said.append, path) == []
+    assert len(said) == 6
+
+
+def test_explorer_printing_a_number_not_in_results_fails(tmp_path):
+    path = explorer_file(
+        tmp_path, "def lookup(results, b, w, rate):\n    return f'B={b}: p99 123456.7 ms'\n"
+    )
+    problems = report_explorer.check_explorer(golden(), lambda line: None, path)
+    assert problems and "123456.7" in problems[0]
+
+
+def test_no_explorer_yet_is_skipped(tmp_path):
+    said = []
+    assert report_explorer.check_explorer(golden(), said.append, tmp_path / "none.py") == []
+    assert "skipped" in said[0]
