@@ -223,10 +223,8 @@ def baselines(name: str, record: dict, names: list) -> list[str]:
     wanted = []
     if name != "none":
         wanted.append("none")
-    if record["batcher"] == "queue" and record["max_batch"] > 1:
-        wanted.append("B=1 W=0")
-        if record["max_wait_ms"] > 0:
-            wanted.append(f"B={record['max_batch']} W=0")
+    if record["batcher"] == "queue" and record["max_wait_ms"] > 0:
+        wanted.append(f"B={record['max_batch']} W=0")
     return [b for b in wanted if b in names]
 
 

@@ -167,6 +167,9 @@ def queue_metrics(columns: dict) -> dict:
 # --- Part B: a cell (one setting at one rate, several rounds) ------------------------
 
 
+CELL_ONLY = ("arrival_rate", "offered_rate")
+
+
 def cell_summary(runs_by_round: dict[int, dict], scheduled_rounds: list[int]) -> dict:
     """Per-round metrics as lists, their medians, and the keeps-up verdict of a cell."""
     rounds = sorted(runs_by_round)
@@ -177,7 +180,8 @@ def cell_summary(runs_by_round: dict[int, dict], scheduled_rounds: list[int]) ->
         if name == "batch_size_counts":
             continue
         values = [runs_by_round[r].get(name) for r in rounds]
-        by_round[name] = values
+        if name not in CELL_ONLY:  # same in every round, or requests / window_s: size
+            by_round[name] = values
         present = [v for v in values if v is not None]
         if name != "keeps_up" and present:
             cell[name] = median(present)
