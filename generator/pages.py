@@ -2,7 +2,8 @@
 
 Jinja2 with StrictUndefined: a template naming a value the results do not have fails the
 build with the template's path, line and the missing name. Other files under the pages
-folder are copied as they are. The number filters (ms, us, pct, times, num, rate, yesno)
+folder are copied as they are, except other `.j2` files (macros and includes the
+templates import), which are not pages. The number filters (ms, us, pct, times, num, rate, yesno)
 are documented in generator/SCHEMA.md. Run through `python -m generator build`.
 """
 
@@ -167,6 +168,8 @@ def page_outputs(results: dict, pages_dir: Path) -> dict[str, bytes]:
         if relative.endswith(TEMPLATE_SUFFIX):
             target = relative[: -len(".j2")]
             outputs[target] = render(env, relative, values).encode()
+        elif relative.endswith(".j2"):
+            continue  # a macro or include file the templates import: not a page
         else:
             outputs[relative] = path.read_bytes()
     return outputs
