@@ -14,6 +14,7 @@ from generator import figures, stats
 from generator.load import Campaign, DataError, need, read_run
 
 SCHEMA_VERSION = 1
+PUBLISHED_KINDS = ("part_a", "bits", "saturation", "part_b")
 HALF_S = "0.5"
 
 
@@ -126,6 +127,8 @@ def part_a_section(campaign: Campaign, quiet: list) -> dict | None:
     runs, calls_per_size = [], set()
     for _, path in present_runs(campaign, "part_a"):
         meta, columns = read_run(path, "part_a")
+        if columns["size"].size == 0:
+            raise DataError(f"{path}: no timed calls in the run (columns are empty)")
         quiet.append(quiet_record(meta))
         runs.append((int(meta["run_index"]), columns["size"], columns["call_ns"]))
         calls_per_size.add(int(meta["calls_per_size"]))
@@ -181,6 +184,8 @@ def part_b_runs(campaign: Campaign, quiet: list) -> dict:
     cells = {}
     for _, path in present_runs(campaign, "part_b"):
         meta, columns = read_run(path, "part_b")
+        if columns["status"].size == 0:
+            raise DataError(f"{path}: no requests in the run (columns are empty)")
         quiet.append(quiet_record(meta))
         setting = setting_record(meta, path)
         metrics = stats.part_b_run(columns, float(meta["window_s"]), setting["batcher"])
@@ -271,11 +276,13 @@ def waits_section(part_b: dict) -> dict | None:
 def other_kinds(campaign: Campaign) -> dict:
     counts = {}
     for entry in campaign.schedule:
-        if entry["kind"] not in ("part_a", "bits", "saturation", "part_b"):
+        if entry["kind"] not in PUBLISHED_KINDS:
             counts[entry["kind"]] = counts.get(entry["kind"], 0) + 1
     return counts
 
 
+# Part C (issue 7) plugs in here: a part_c_section(campaign, quiet) like the ones above,
+# its fields in load.REQUIRED_META, its own figures in figures.py and checks in report.py.
 def build_results(campaign: Campaign, guesses: tuple = ()) -> dict:
     """The whole results dict, floats rounded, ready for json.dumps."""
     quiet = []

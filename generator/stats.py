@@ -379,7 +379,12 @@ def guess_verdict(guess: dict, figures: dict) -> dict:
     judged["measured"] = value
     judged["verdict"] = "right" if guess_holds(value, guess) else "wrong"
     judged["evidence"] = (
-        f"measured {round_sig(value, 4) if isinstance(value, float) else value}"
-        f" {guess.get('unit', figure['unit'])} ({figure['what']})"
+        f"measured {evidence_value(value)} {guess.get('unit', figure['unit'])} ({figure['what']})"
     )
     return judged
+
+
+def evidence_value(value) -> str:
+    if isinstance(value, float) and math.isinf(value):
+        return "infinite (requests never answered)"
+    return str(round_sig(value, 4)) if isinstance(value, float) else str(value)

@@ -4,6 +4,7 @@ one published value is altered, and checks the explorer's printed numbers.
 Run: `.venv/bin/pytest tests/test_report.py`
 """
 
+import ast
 import json
 import shutil
 from pathlib import Path
@@ -13,6 +14,7 @@ import pytest
 from generator import report, report_explorer
 
 FIXTURE = Path(__file__).resolve().parent / "fixtures"
+ROOT = FIXTURE.parents[1]
 RAW = FIXTURE / "raw"
 GOLDEN_RESULTS = FIXTURE / "golden" / "assets" / "data" / "results.json"
 
@@ -154,3 +156,16 @@ def test_no_explorer_yet_is_skipped(tmp_path):
     said = []
     assert report_explorer.check_explorer(golden(), said.append, tmp_path / "none.py") == []
     assert "skipped" in said[0]
+
+
+def test_the_report_shares_no_arithmetic_with_the_build():
+    """The report's modules import none of the build's modules (stats, results, figures …)."""
+    shared = {"stats", "results", "figures", "load", "build", "charts", "pages"}
+    for module in ("report", "report_figures", "report_explorer"):
+        tree = ast.parse((ROOT / "generator" / f"{module}.py").read_text())
+        for node in ast.walk(tree):
+            if isinstance(node, ast.ImportFrom) and node.module == "generator":
+                assert not shared & {alias.name for alias in node.names}, module
+            if isinstance(node, ast.ImportFrom | ast.Import):
+                names = [getattr(node, "module", None) or ""] + [a.name for a in node.names]
+                assert not any(n.startswith(f"generator.{s}") for n in names for s in shared)
