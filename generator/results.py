@@ -82,7 +82,7 @@ def design_section(campaign: Campaign) -> dict:
         "rounds": len(rounds),
         "window_s": design.get("window_s"),
         "keeps_up_share": stats.KEEPS_UP_SHARE,
-        "part_a_sizes": design.get("part_a_sizes") or design.get("sizes"),
+        "recorded": design,
     }
 
 
