@@ -79,17 +79,21 @@ def color(results: dict, name: str) -> str:
 
 
 def rate_axis() -> dict:
-    return axis("arrival rate (× S, answers per second at saturation with no batching)")
+    return axis("arrival rate (multiple of S)")
 
 
 # --- Part B against rate ---------------------------------------------------------------
 
 
-def metric_vs_rate(results: dict, names, metric: str, unit: str, **trace_extra) -> list:
-    traces = []
+LABELS = {"p50_ms": "p50", "p99_ms": "p99", "throughput": "throughput"}
+
+
+def metric_vs_rate(results: dict, names, metric: str, unit: str) -> list:
+    """One line per setting over the rates it was measured at (cells with no run left out)."""
+    traces, label = [], LABELS.get(metric, metric)
     for name in names:
         rates = results["part_b"]["settings"][name]["rates"]
-        keys = sorted(rates, key=float)
+        keys = [k for k in sorted(rates, key=float) if rates[k]["rounds"]]
         cells = [rates[k] for k in keys]
         traces.append(
             {
@@ -104,23 +108,48 @@ def metric_vs_rate(results: dict, names, metric: str, unit: str, **trace_extra) 
                     "symbol": [KEPT if c["keeps_up"] else NOT_KEPT for c in cells],
                 },
                 "text": [
-                    f"{name} at {k} × S: {metric} {show(c.get(metric), unit)}<br>"
+                    f"{name} at {k} × S: {label} {show(c.get(metric), unit)}<br>"
                     f"{rounds_text(c, metric, unit)}<br>{kept_text(c)}"
                     for k, c in zip(keys, cells, strict=True)
                 ],
                 "hovertemplate": "%{text}<extra></extra>",
-                **trace_extra,
             }
         )
     return traces
 
 
+def never_answered_marks(traces: list, label: str) -> list:
+    """Points whose latency is infinite (null) drawn as ▲ above every finite point."""
+    finite = [y for t in traces for y in t["y"] if y is not None]
+    marks = [
+        (x, t["name"]) for t in traces for x, y in zip(t["x"], t["y"], strict=True) if y is None
+    ]
+    if not marks or not finite:
+        return []
+    return [
+        {
+            "type": "scatter",
+            "mode": "markers",
+            "name": "never answered (infinite)",
+            "x": [x for x, _ in marks],
+            "y": [max(finite) * 2] * len(marks),
+            "marker": {"size": 12, "symbol": "triangle-up-open", "color": "#d62728"},
+            "text": [
+                f"{name} at {x:g} × S: {label} infinite: too many requests were never answered"
+                for x, name in marks
+            ],
+            "hovertemplate": "%{text}<extra></extra>",
+        }
+    ]
+
+
 def p99_vs_rate(results: dict) -> dict:
     names = results["design"]["settings"]
+    traces = metric_vs_rate(results, names, "p99_ms", "ms")
     return {
-        "data": metric_vs_rate(results, names, "p99_ms", "ms"),
+        "data": traces + never_answered_marks(traces, "p99"),
         "layout": layout(
-            "p99 latency against arrival rate (✕ = did not keep up)",
+            "p99 latency against arrival rate (✕ = did not keep up, ▲ = never answered)",
             rate_axis(),
             axis("p99 latency (ms, log scale)", log=True),
         ),
@@ -129,10 +158,11 @@ def p99_vs_rate(results: dict) -> dict:
 
 def p50_vs_rate(results: dict) -> dict:
     names = [n for n in FEW if n in results["part_b"]["settings"]]
+    traces = metric_vs_rate(results, names, "p50_ms", "ms")
     return {
-        "data": metric_vs_rate(results, names, "p50_ms", "ms"),
+        "data": traces + never_answered_marks(traces, "p50"),
         "layout": layout(
-            "p50 latency against arrival rate (✕ = did not keep up)",
+            "p50 latency against arrival rate (✕ = did not keep up, ▲ = never answered)",
             rate_axis(),
             axis("p50 latency (ms, log scale)", log=True),
         ),

@@ -15,7 +15,7 @@ from pathlib import Path
 
 import pytest
 
-from generator import load, pages
+from generator import charts, load, pages
 from generator.__main__ import fixture_guesses, main
 from generator.build import build_site
 from lab import rawio
@@ -273,23 +273,34 @@ def test_filters(name, value, args, text):
 
 
 def test_chart_specs_have_units_and_mark_what_did_not_keep_up(built):
-    charts = {p.stem: json.loads(p.read_text()) for p in (built / "assets" / "charts").glob("*")}
-    assert {"p99_vs_rate", "part_a_time_vs_size", "throughput_vs_rate"} <= set(charts)
-    for name, spec in charts.items():
+    specs = {p.stem: json.loads(p.read_text()) for p in (built / "assets" / "charts").glob("*")}
+    assert {"p99_vs_rate", "part_a_time_vs_size", "throughput_vs_rate"} <= set(specs)
+    for name, spec in specs.items():
         assert set(spec) == {"data", "layout"}, name
         for axis, data in (("xaxis", "x"), ("yaxis", "y")):
             title = spec["layout"][axis]["title"]["text"]
             categories = isinstance(spec["data"][0][data][0], str)
             assert categories or "(" in title, (name, title)  # numbers carry their unit
-    p99 = charts["p99_vs_rate"]
+    p99 = specs["p99_vs_rate"]
     assert p99["layout"]["yaxis"]["type"] == "log"
     results = results_of(built)
     failed = [
         c
         for s in results["part_b"]["settings"].values()
         for c in s["rates"].values()
-        if not c["keeps_up"]
+        if c["rounds"] and not c["keeps_up"]  # a cell with no run at all is not drawn
     ]
     marks = [s for trace in p99["data"] for s in trace["marker"]["symbol"] if s == "x-open"]
     assert len(marks) == len(failed)
     assert all("rounds" in text for trace in p99["data"] for text in trace["text"])
+
+
+def test_never_answered_latency_is_marked_above_the_finite_points():
+    traces = [
+        {"name": "none", "x": [0.5, 2.0], "y": [3.0, None]},
+        {"name": "B=32 W=0", "x": [0.5, 2.0], "y": [1.0, 8.0]},
+    ]
+    (mark,) = charts.never_answered_marks(traces, "p99")
+    assert mark["x"] == [2.0] and mark["y"] == [16.0]
+    assert "never answered" in mark["text"][0] and "none at 2 × S" in mark["text"][0]
+    assert charts.never_answered_marks(traces[1:], "p99") == []
