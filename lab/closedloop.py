@@ -138,6 +138,7 @@ def run_closed_loop(
         "throughput": answers / counted_s,
         "answers": answers,
         "errors": int(len(status) - answers),
+        "answers_all": run.answers_total,
         "connections": connections,
         "warmup_s": warmup_s,
         "counted_s": counted_s,
