@@ -29,11 +29,11 @@ TAIL_TIMEOUT_S = 30.0
 class ClosedLoop:
     """The state of one closed-loop run."""
 
-    def __init__(self, requests: list[bytes], counted_start_ns: int, counted_end_ns: int):
+    def __init__(self, requests: list[bytes]):
         self.requests = requests
         self.next_request = 0
-        self.counted_start_ns = counted_start_ns
-        self.counted_end_ns = counted_end_ns
+        self.counted_start_ns = 0
+        self.counted_end_ns = 0
         self.done_ns: list[int] = []
         self.latency_ns: list[int] = []
         self.status: list[int] = []
@@ -46,7 +46,9 @@ class ClosedLoop:
         self.next_request = index + 1 if index + 1 < len(self.requests) else 0
         connection.send(self.requests[index], index)
 
-    def start(self, connections: list[httpclient.Connection]) -> None:
+    def start(self, connections, counted_start_ns: int, counted_end_ns: int) -> None:
+        self.counted_start_ns = counted_start_ns
+        self.counted_end_ns = counted_end_ns
         self.outstanding = len(connections)
         for connection in connections:
             self.send_next(connection)
@@ -60,7 +62,7 @@ class ClosedLoop:
         if done_ns < self.counted_end_ns:
             self.send_next(connection)
             return
-        self.outstanding -= 1
+        self.outstanding -= 1  # this connection is done: answered after the window
         if self.outstanding == 0 and not self.finished.done():
             self.finished.set_result(None)
 
@@ -70,30 +72,24 @@ class ClosedLoop:
 
 
 async def _closed_loop(host, port, requests, connections, warmup_ns, counted_ns):
-    holder: list[ClosedLoop] = []
+    run = ClosedLoop(requests)
     pool = await httpclient.open_connections(
-        host,
-        port,
-        connections,
-        lambda *answer: holder[0].on_response(*answer),
-        lambda error: holder[0].on_failure(error) if holder else None,
+        host, port, connections, run.on_response, run.on_failure
     )
     try:
         await httpclient.check_connections(pool, host, port)
         gc.disable()  # no collector pause inside the counted window
         cpu_start_ns = time.process_time_ns()
-        start_ns = time.monotonic_ns()
-        run = ClosedLoop(requests, start_ns + warmup_ns, start_ns + warmup_ns + counted_ns)
-        holder.append(run)
-        run.start(pool)
-        await asyncio.wait_for(
-            asyncio.shield(run.finished), (warmup_ns + counted_ns) / NS_PER_S + TAIL_TIMEOUT_S
-        )
+        counted_start_ns = time.monotonic_ns() + warmup_ns
+        run.start(pool, counted_start_ns, counted_start_ns + counted_ns)
+        longest_s = (warmup_ns + counted_ns) / NS_PER_S + TAIL_TIMEOUT_S
+        try:
+            await asyncio.wait_for(asyncio.shield(run.finished), longest_s)
+        except TimeoutError as error:
+            raise httpclient.BadResponse(
+                f"answers still owed {TAIL_TIMEOUT_S:.0f} s after the counted window"
+            ) from error
         cpu_ns = time.process_time_ns() - cpu_start_ns
-    except TimeoutError as error:
-        raise httpclient.BadResponse(
-            f"answers still owed {TAIL_TIMEOUT_S:.0f} s after the counted window"
-        ) from error
     finally:
         gc.enable()
         httpclient.close_all(pool)
