@@ -57,7 +57,7 @@ class ServiceProcess:
         port: int | None = None,
         max_records: int = 10_000,
         extra_env: dict | None = None,
-        startup_timeout: float = 60.0,
+        startup_timeout: float = 120.0,
     ):
         self.batcher = batcher
         self.max_batch = max_batch

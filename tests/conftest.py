@@ -1,0 +1,91 @@
+"""Shared test fixtures: the built artifacts (built once if missing), the model, a sample of
+customers with their single-row scores, and real service processes on free ports.
+
+Run: `.venv/bin/pytest` (or `make test`).
+"""
+
+import os
+
+# The model runs on one thread in tests, as in the lab: set before sklearn loads OpenMP, since
+# OpenMP threads spinning on a busy 2-core machine make every small call slow.
+os.environ.setdefault("OMP_NUM_THREADS", "1")
+
+import numpy as np  # noqa: E402
+import pytest  # noqa: E402
+
+from lab import artifacts  # noqa: E402
+from lab.serviceproc import ServiceProcess  # noqa: E402
+
+SAMPLE_SEED = 20261129
+
+
+@pytest.fixture(scope="session")
+def lab_artifacts():
+    """The artifact folder; builds the model, store and request list first if missing."""
+    try:
+        return artifacts.folder()
+    except artifacts.MissingArtifacts:
+        from lab.model import build
+
+        build(echo=lambda *_: None)
+        return artifacts.folder()
+
+
+@pytest.fixture(scope="session")
+def model(lab_artifacts):
+    return artifacts.load_model()
+
+
+@pytest.fixture(scope="session")
+def store(lab_artifacts):
+    from lab.store import FeatureStore
+
+    opened = FeatureStore(artifacts.store_path(), check_same_thread=False)
+    yield opened
+    opened.close()
+
+
+@pytest.fixture(scope="session")
+def known_ids(store) -> list[int]:
+    return store.customer_ids()
+
+
+@pytest.fixture(scope="session")
+def expected_scores(model, store, known_ids) -> dict[int, float]:
+    """1,000 distinct customers (seeded) and the single-row `score` of each: the reference
+    every service answer must equal to the bit."""
+    from lab.scoring import score
+
+    chosen = np.random.default_rng(SAMPLE_SEED).choice(known_ids, 1000, replace=False)
+    return {int(cid): float(score(model, store.row(int(cid)))[0]) for cid in chosen}
+
+
+@pytest.fixture(scope="session")
+def unknown_ids(known_ids) -> list[int]:
+    """Ids in the valid range that the feature store does not hold."""
+    known = set(known_ids)
+    candidates = [0, max(known) + 1, max(known) + 12_345, 2**40, 2**63 - 1]
+    return [cid for cid in candidates if cid not in known]
+
+
+@pytest.fixture(scope="session")
+def none_service(lab_artifacts):
+    """One real `batcher none` service for the whole session (read-only tests share it)."""
+    with ServiceProcess(batcher="none") as service:
+        yield service
+
+
+@pytest.fixture
+def start_service(lab_artifacts):
+    """start_service(batcher, max_batch, max_wait_ms, **kwargs) -> a started ServiceProcess,
+    stopped when the test ends."""
+    started = []
+
+    def start(batcher="none", max_batch=0, max_wait_ms=0.0, **kwargs) -> ServiceProcess:
+        service = ServiceProcess(batcher, max_batch, max_wait_ms, **kwargs)
+        started.append(service)
+        return service.start()
+
+    yield start
+    for service in started:
+        service.stop()
