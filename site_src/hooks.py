@@ -79,7 +79,6 @@ def copy_static(docs: Path) -> None:
 
 def run_generator(docs: Path) -> dict:
     from generator.build import build_site
-
     from generator.load import DataError
     from generator.pages import PageError
 

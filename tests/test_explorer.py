@@ -1,4 +1,4 @@
-"""The explorer's Python (site_src/explorer/explorer.py) under CPython: `pytest tests/test_explorer.py`.
+"""The explorer's Python (site_src/explorer/explorer.py) under CPython, run by pytest.
 
 Checked on a small results dict written here by hand in the shape of generator/SCHEMA.md
 (so each expected line is known without the generator), and, when the committed campaign

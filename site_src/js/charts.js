@@ -94,6 +94,10 @@
     themed.legend = Object.assign({}, themed.legend, { bgcolor: "rgba(0,0,0,0)" });
     if (themed.title && typeof themed.title === "object") {
       themed.title.font = Object.assign({}, themed.title.font, { color: colors.text });
+      if (width < 600 && typeof themed.title.text === "string") {
+        themed.title.text = wrapTitle(themed.title.text, width);
+        themed.title.font.size = 14;
+      }
     }
     for (const key of Object.keys(themed)) {
       if (/^[xy]axis\d*$/.test(key)) {
@@ -107,7 +111,7 @@
     }
     const narrow = width < 600;
     themed.margin = narrow
-      ? { l: 52, r: 8, t: themed.title ? 48 : 16, b: 48 }
+      ? { l: 52, r: 8, t: themed.title ? 72 : 16, b: 48 }
       : Object.assign({ l: 64, r: 24, t: themed.title ? 56 : 24, b: 56 }, themed.margin);
     if (narrow) {
       // On a phone the legend goes under the plot so the plot keeps the full width.
@@ -123,13 +127,71 @@
     return themed;
   }
 
-  // Traces keep the generator's explicit colors, except pure black/white that would vanish
-  // on one of the palettes; those take the palette's text color.
+  // [r, g, b] (0-255) of "#rgb", "#rrggbb" or "rgb(a)(…)", or null for anything else.
+  function channels(color) {
+    const hex = /^#([0-9a-f]{3}|[0-9a-f]{6})$/i.exec(color);
+    if (hex) {
+      const digits = hex[1].length === 3 ? hex[1].replace(/./g, "$&$&") : hex[1];
+      return [0, 2, 4].map((i) => parseInt(digits.slice(i, i + 2), 16));
+    }
+    const rgb = /^rgba?\(([^)]+)\)$/i.exec(color);
+    return rgb ? rgb[1].split(",").slice(0, 3).map(Number) : null;
+  }
+
+  function luminance(rgb) {
+    const linear = rgb.map((v) => {
+      const c = v / 255;
+      return c <= 0.03928 ? c / 12.92 : Math.pow((c + 0.055) / 1.055, 2.4);
+    });
+    return 0.2126 * linear[0] + 0.7152 * linear[1] + 0.0722 * linear[2];
+  }
+
+  function contrast(a, b) {
+    const [high, low] = [luminance(a), luminance(b)].sort((x, y) => y - x);
+    return (high + 0.05) / (low + 0.05);
+  }
+
+  // A trace color moved toward the text color until it stands out from the background
+  // (contrast ≥ 3, the WCAG level for graphics); colors that already do are kept.
+  function readable(color, colors) {
+    const rgb = channels(color);
+    const background = channels(colors.background);
+    const text = channels(colors.text);
+    if (!rgb || !background || !text || contrast(rgb, background) >= 3) return color;
+    for (let share = 0.1; share <= 1; share += 0.1) {
+      const mixed = rgb.map((v, i) => Math.round(v + (text[i] - v) * share));
+      if (contrast(mixed, background) >= 3) return "rgb(" + mixed.join(",") + ")";
+    }
+    return colors.text;
+  }
+
+  // The generator's trace colors, each made readable on the current palette's background.
+  // Bar texts are hover texts here: drawn inside the bars they would be unreadable.
   function themedData(data, colors) {
-    const invisible = /^(#000|#000000|black|#fff|#ffffff|white)$/i;
-    return JSON.parse(JSON.stringify(data || []), (key, value) =>
-      key === "color" && typeof value === "string" && invisible.test(value) ? colors.text : value
+    const traces = JSON.parse(JSON.stringify(data || []), (key, value) =>
+      key === "color" && typeof value === "string" ? readable(value, colors) : value
     );
+    for (const trace of traces) {
+      if (trace.type === "bar" && trace.text && !trace.textposition) trace.textposition = "none";
+    }
+    return traces;
+  }
+
+  // A long title broken into lines that fit a narrow chart (Plotly does not wrap titles).
+  function wrapTitle(text, width) {
+    const perLine = Math.max(Math.floor(width / 8), 24);
+    const lines = [];
+    let line = "";
+    for (const word of text.split(" ")) {
+      if (line && (line + " " + word).length > perLine) {
+        lines.push(line);
+        line = word;
+      } else {
+        line = line ? line + " " + word : word;
+      }
+    }
+    if (line) lines.push(line);
+    return lines.join("<br>");
   }
 
   async function draw(element) {
