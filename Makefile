@@ -5,7 +5,7 @@ VENV := .venv
 PY := $(VENV)/bin/python
 UV := $(shell command -v uv 2>/dev/null || echo $(VENV)-uv/bin/uv)
 
-.PHONY: help setup data test check format serve build clean
+.PHONY: help setup data vendor browser test check format serve build clean
 
 help:  ## list the targets
 	@grep -E '^[a-z-]+:.*## ' $(MAKEFILE_LIST) | sed 's/:.*## /\t/'
@@ -22,7 +22,20 @@ setup: $(VENV)/.synced  ## a .venv with the locked versions (idempotent)
 data: setup  ## fetch the shop data, build features, model and feature store
 	OMP_NUM_THREADS=1 $(PY) -m lab data
 
-test: setup data  ## run every test
+vendor: setup  ## fetch the pinned Pyodide and plotly.js with npm pack, check their sha256
+	$(PY) site_src/vendor.py
+
+browser:  ## Debian's chromium for the browser tests (apt-get, as root, when missing)
+	@if [ ! -x /usr/bin/chromium ]; then \
+	  if [ "$$(id -u)" != 0 ]; then \
+	    echo "browser: /usr/bin/chromium is missing; as root run: apt-get install chromium"; \
+	    exit 1; \
+	  fi; \
+	  apt-get update -q && DEBIAN_FRONTEND=noninteractive \
+	    apt-get install -y -q --no-install-recommends chromium; \
+	fi
+
+test: setup data vendor browser  ## run every test
 	$(PY) -m pytest
 
 check: setup  ## lint and format check (ruff)
@@ -33,10 +46,10 @@ format: setup  ## apply ruff's fixes and formatting
 	$(PY) -m ruff check --fix .
 	$(PY) -m ruff format .
 
-build: setup  ## build the static site into site/ from the committed data
+build: setup vendor  ## build the static site into site/ from the committed data
 	$(PY) -m mkdocs build --strict
 
-serve: setup  ## build and serve the site at http://127.0.0.1:8000/
+serve: setup vendor  ## build and serve the site at http://127.0.0.1:8000/
 	$(PY) -m mkdocs serve --strict -a 127.0.0.1:8000
 
 clean:  ## remove everything rebuildable
