@@ -19,7 +19,8 @@ import numpy as np
 from lab.features import FEATURES
 from lab.server_timing import BATCH_ROUTE_NAMES
 
-MAX_CUSTOMER_ID = 2**63 - 1  # SQLite's largest INTEGER
+# The largest integer every JSON reader keeps exact (2**53 - 1; JavaScript's safe range).
+MAX_CUSTOMER_ID = 2**53 - 1
 JSON_KINDS = {
     dict: "an object",
     list: "an array",
@@ -119,7 +120,7 @@ def records_of(payload, max_records: int) -> list:
         raise Rejected(422, f"records must be a list of records, got {kind_of(records)}")
     if len(records) > max_records:
         raise Rejected(
-            413,
+            422,
             f"too many records: {len(records):,} is over the cap of {max_records:,} (max_records)",
         )
     return records

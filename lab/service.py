@@ -46,7 +46,7 @@ from lab.server_timing import format_durations, format_server_timing
 from lab.store import FeatureStore
 
 PREDICT_BODY_LIMIT = 16 * 1024  # a /predict body is a few dozen bytes
-BYTES_PER_RECORD = 256  # generous: {"customer_id": 9223372036854775807} is 36 bytes
+BYTES_PER_RECORD = 256  # generous: {"customer_id": 9007199254740991} is 34 bytes
 JSON = "application/json"
 
 
@@ -237,8 +237,8 @@ def predict_batch_openapi(max_records: int) -> dict:
         "openapi_extra": {"requestBody": {"required": True, "content": {JSON: {"schema": body}}}},
         "responses": {
             200: json_body(answer_schema, "one slot per record, in input order"),
-            413: json_body(ERROR, "over the record cap, or body too large"),
-            422: json_body(ERROR, 'the body is not {"records": [...]}'),
+            413: json_body(ERROR, "body too large"),
+            422: json_body(ERROR, 'not {"records": [...]}, or more records than the cap'),
         },
     }
 

@@ -64,7 +64,7 @@ def expected_scores(model, store, known_ids) -> dict[int, float]:
 def unknown_ids(known_ids) -> list[int]:
     """Ids in the valid range that the feature store does not hold."""
     known = set(known_ids)
-    candidates = [0, max(known) + 1, max(known) + 12_345, 2**40, 2**63 - 1]
+    candidates = [0, max(known) + 1, max(known) + 12_345, 2**40, 2**53 - 1]
     return [cid for cid in candidates if cid not in known]
 
 

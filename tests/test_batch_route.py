@@ -175,7 +175,7 @@ def test_the_cap_itself_is_accepted_and_one_more_is_refused_naming_the_cap(clien
     assert at_cap.status_code == 200
     assert len(at_cap.json()["predictions"]) == CAP
     over = client.post("/predict_batch", json={"records": [{"customer_id": some_id}] * (CAP + 1)})
-    assert over.status_code == 413
+    assert over.status_code == 422
     detail = over.json()["detail"]
     assert f"cap of {CAP}" in detail and "max_records" in detail
 
@@ -235,7 +235,7 @@ def test_against_the_real_process(none_service, expected_scores, unknown_ids):
         json={"records": [{"customer_id": 1}] * 10_001},
         timeout=30,
     )
-    assert over.status_code == 413 and "cap of 10,000" in over.json()["detail"]
+    assert over.status_code == 422 and "cap of 10,000" in over.json()["detail"]
 
 
 def test_the_batch_route_handler_is_a_plain_def(client):
