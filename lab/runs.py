@@ -141,7 +141,7 @@ def run_saturation(context: Context, run: dict, echo=None) -> tuple[dict, dict]:
     return meta, columns
 
 
-def run_part_b(context: Context, run: dict, echo=None) -> tuple[dict, dict]:
+def run_part_b(context: Context, run: dict, echo=None) -> tuple[dict, dict, dict]:
     from lab.arrivals import arrival_seed
 
     if not context.saturation_s:
@@ -182,7 +182,9 @@ def run_part_b(context: Context, run: dict, echo=None) -> tuple[dict, dict]:
         "seed": seed,
         "client": client_meta["stats"],
     }
-    return meta, columns
+    # Every setting in a round and rate meets the same arrivals: store them once.
+    arrivals = f"r{run['round']}-x{run['rate_multiple']:g}.npy"
+    return meta, columns, {"arrival_us": context.campaign_dir / "arrivals" / arrivals}
 
 
 def run_part_c(context: Context, run: dict, echo=None) -> tuple[dict, dict]:
