@@ -49,7 +49,9 @@ pytestmark = [pytest.mark.browser, pytest.mark.timeout(240)]
 
 
 def raw_dir() -> Path:
-    """The committed campaigns when there are any, else the generator's fixture campaign."""
+    """LESSON_RAW when set, else the committed campaigns, else the generator's fixture one."""
+    if os.environ.get("LESSON_RAW"):
+        return Path(os.environ["LESSON_RAW"])
     committed = ROOT / "data" / "raw"
     if committed.is_dir() and any(p.is_dir() for p in committed.iterdir()):
         return committed

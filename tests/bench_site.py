@@ -1,0 +1,152 @@
+"""Benchmark of the lesson site (not a test): `.venv/bin/python tests/bench_site.py`.
+
+Builds the site, serves it locally, and measures with Debian's chromium (every non-local
+request blocked, a fresh browser profile for each cold measurement):
+  * the explorer's first answer after a cold page load and a click on Run (Python starts on
+    the click);
+  * the first answer when Python was started while the page was idle (the reader clicks
+    once it is ready), and how long that idle start-up took;
+  * a warm answer (median of repeated runs);
+  * page weight without Pyodide: bytes the browser received for each page, Pyodide's files
+    left out;
+  * full rebuild time: the generator alone, and `mkdocs build --strict` (generator included).
+Targets: warm answer < 50 ms, first answer after idle start < 1 s, page weight < 2 MB.
+Writes data/bench/site.json and prints it.
+"""
+
+import json
+import os
+import platform
+import statistics
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parent.parent
+sys.path.insert(0, str(ROOT / "tests"))
+
+import test_browser as site_tools  # noqa: E402 (build, serve and browser helpers)
+
+OUT = ROOT / "data" / "bench" / "site.json"
+WARM_RUNS = 15
+PYODIDE_PATH = "/assets/vendor/pyodide/"
+TARGETS = {"warm_answer_ms": 50, "first_answer_after_idle_start_ms": 1000, "page_bytes": 2e6}
+
+
+def answer_ms(page) -> float:
+    """Click Run and return the time from the click to the printed answer (the page's own)."""
+    site_tools.run_explorer(page)
+    return float(page.get_attribute('[data-role="output"]', "data-elapsed-ms"))
+
+
+def explorer_page(browser, base: str, idle_start: bool):
+    context = browser.new_context()
+    if not idle_start:
+        context.add_init_script("window.explorerNoIdleStart = true")
+    watch = site_tools.Watch(context, base)
+    watch.page.goto(base + "explorer/", wait_until="load")
+    return context, watch.page
+
+
+def cold_first_answer(browser, base: str) -> float:
+    context, page = explorer_page(browser, base, idle_start=False)
+    try:
+        return answer_ms(page)
+    finally:
+        context.close()
+
+
+def idle_start_answers(browser, base: str) -> dict:
+    """Python started at idle; the reader clicks when it is ready; then warm answers."""
+    context, page = explorer_page(browser, base, idle_start=True)
+    try:
+        page.wait_for_function(
+            "window.explorerEngine.state === 'ready'", timeout=site_tools.PYTHON_START_MS
+        )
+        ready_ms = page.evaluate("window.explorerEngine.readyMs")
+        first = answer_ms(page)
+        warm = [answer_ms(page) for _ in range(WARM_RUNS)]
+        return {
+            "idle_start_to_ready_ms": round(ready_ms, 1),
+            "first_answer_after_idle_start_ms": round(first, 2),
+            "warm_answer_ms": round(statistics.median(warm), 2),
+            "warm_answer_ms_max": round(max(warm), 2),
+        }
+    finally:
+        context.close()
+
+
+def page_weights(browser, base: str) -> dict:
+    """Bytes received per page (HTML, CSS, JS, fonts, chart specs, data), Pyodide excluded."""
+    weights = {}
+    for url in site_tools.page_urls(base):
+        context = browser.new_context()
+        context.add_init_script("window.explorerNoIdleStart = true")
+        watch = site_tools.Watch(context, base)
+        received = []
+        watch.page.on("response", lambda response, got=received: got.append(response))
+        watch.page.goto(url, wait_until="load")
+        site_tools.wait_for_charts(watch.page)
+        watch.page.wait_for_load_state("networkidle")
+        total = sum(len(r.body()) for r in received if PYODIDE_PATH not in r.url and r.ok)
+        weights[url[len(base) :] or "/"] = total
+        context.close()
+    return weights
+
+
+def rebuild_times() -> dict:
+    from generator.build import build_site
+
+    with tempfile.TemporaryDirectory() as out:
+        began = time.perf_counter()
+        build_site(raw_dir=site_tools.raw_dir(), out_dir=Path(out))
+        generator_s = time.perf_counter() - began
+    with tempfile.TemporaryDirectory() as site:
+        began = time.perf_counter()
+        site_tools.build_site(Path(site), "http://127.0.0.1:8000/")
+        mkdocs_s = time.perf_counter() - began
+    return {
+        "generator_s": round(generator_s, 2),
+        "mkdocs_build_with_generator_s": round(mkdocs_s, 2),
+    }
+
+
+def main() -> int:
+    from playwright.sync_api import sync_playwright
+
+    sys.path.insert(0, str(ROOT))
+    rebuild = rebuild_times()
+    with tempfile.TemporaryDirectory() as folder:
+        site_dir, port = Path(folder), site_tools.free_port()
+        site_tools.build_site(site_dir, f"http://127.0.0.1:{port}/")
+        with site_tools.serve(site_dir, port) as base, sync_playwright() as playwright:
+            browser = site_tools.launch(playwright)
+            cold = cold_first_answer(browser, base)
+            idle = idle_start_answers(browser, base)
+            weights = page_weights(browser, base)
+            browser.close()
+    result = {
+        "machine": {"cpu_count": os.cpu_count(), "platform": platform.platform()},
+        "campaign_raw_dir": str(site_tools.raw_dir()),
+        "cold_first_answer_after_click_ms": round(cold, 1),
+        **idle,
+        "page_bytes_without_pyodide": weights,
+        "page_bytes_max": max(weights.values()),
+        "rebuild": rebuild,
+        "targets": TARGETS,
+        "met": {
+            "warm_answer_ms": idle["warm_answer_ms"] < TARGETS["warm_answer_ms"],
+            "first_answer_after_idle_start_ms": idle["first_answer_after_idle_start_ms"]
+            < TARGETS["first_answer_after_idle_start_ms"],
+            "page_bytes": max(weights.values()) < TARGETS["page_bytes"],
+        },
+    }
+    OUT.parent.mkdir(parents=True, exist_ok=True)
+    OUT.write_text(json.dumps(result, indent=2) + "\n")
+    print(json.dumps(result, indent=2))
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

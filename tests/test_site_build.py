@@ -1,0 +1,191 @@
+"""The site builds strictly and fails loudly: `pytest tests/test_site_build.py`.
+
+Builds with `mkdocs build --strict` (the hook runs the generator on the committed campaign,
+or on the generator's fixture campaign before one is committed) into a temporary folder and
+checks what a reader gets: every page of the nav, every chart named by a page has a spec,
+the runtimes are the pinned files, the original box's facts are filled in, and nothing is
+fetched from another origin. Then it breaks things on purpose: a template naming a missing
+value, an unknown reference fact, a chart without a spec, a page left out of the nav.
+"""
+
+import hashlib
+import os
+import re
+import shutil
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+ROOT = Path(__file__).resolve().parent.parent
+sys.path.insert(0, str(ROOT / "tests"))
+
+from test_browser import raw_dir  # noqa: E402 (shares the choice of campaign)
+
+PAGES = ROOT / "site_src" / "pages"
+NAV_PAGES = [
+    "index.html",
+    "words/index.html",
+    "design/index.html",
+    "lab/index.html",
+    "part-a/index.html",
+    "saturation/index.html",
+    "part-b/index.html",
+    "handler/index.html",
+    "batch-route/index.html",
+    "explorer/index.html",
+    "guesses/index.html",
+    "limits/index.html",
+    "run-it/index.html",
+]
+
+
+def mkdocs_build(site_dir: Path, config: Path = ROOT / "mkdocs.yml") -> subprocess.CompletedProcess:
+    env = dict(os.environ, LESSON_RAW=str(raw_dir()), NO_MKDOCS_2_WARNING="1")
+    return subprocess.run(
+        [
+            sys.executable,
+            "-m",
+            "mkdocs",
+            "build",
+            "--strict",
+            "-f",
+            str(config),
+            "-d",
+            str(site_dir),
+        ],
+        cwd=ROOT,
+        env=env,
+        capture_output=True,
+        text=True,
+        timeout=300,
+        check=False,
+    )
+
+
+@pytest.fixture(scope="module")
+def site(tmp_path_factory):
+    site_dir = tmp_path_factory.mktemp("site")
+    done = mkdocs_build(site_dir)
+    assert done.returncode == 0, done.stdout + done.stderr
+    return site_dir
+
+
+def test_every_page_of_the_nav_is_built(site):
+    for page in NAV_PAGES:
+        assert (site / page).is_file(), page
+    assert not (site / "_macros.j2").exists()
+
+
+def test_every_chart_a_page_names_has_a_spec(site):
+    named = set()
+    for page in NAV_PAGES:
+        named |= set(re.findall(r'data-chart="([^"]+)"', (site / page).read_text()))
+    assert named
+    for name in named:
+        assert (site / "assets" / "charts" / f"{name}.json").is_file(), name
+
+
+def test_the_runtimes_are_the_pinned_files(site):
+    sys.path.insert(0, str(ROOT / "site_src"))
+    import vendor
+
+    for pin in vendor.PINS:
+        for name, sha256 in pin.files.items():
+            path = site / "assets" / "vendor" / pin.folder / name
+            assert hashlib.sha256(path.read_bytes()).hexdigest() == sha256, path
+
+
+def test_the_explorer_and_its_data_ship_with_the_site(site):
+    shipped = site / "assets" / "explorer" / "explorer.py"
+    assert shipped.read_bytes() == (ROOT / "site_src/explorer/explorer.py").read_bytes()
+    assert (site / "assets" / "data" / "results.json").is_file()
+    assert "data-explorer" in (site / "explorer" / "index.html").read_text()
+
+
+def test_reference_facts_are_filled_in_and_no_mark_is_left(site):
+    guesses = (site / "guesses" / "index.html").read_text()
+    assert "[[ref:" not in guesses
+    assert "1,098.4" in guesses  # S on the original box, from reference_box.json
+    assert "c7g.medium" in guesses
+
+
+def test_pages_name_their_campaign_and_machine(site):
+    for page in ["index.html", "part-a/index.html", "part-b/index.html", "explorer/index.html"]:
+        assert "Where these numbers come from" in (site / page).read_text(), page
+
+
+def test_no_page_loads_anything_from_another_origin(site):
+    pattern = re.compile(r'(?:src|href)="(https?:)?//(?!127\.0\.0\.1)[^"]+\.(?:js|css|mjs|woff2?)"')
+    for page in NAV_PAGES:
+        assert not pattern.findall((site / page).read_text()), page
+
+
+# --- failing loudly ---------------------------------------------------------------------
+
+
+@pytest.fixture
+def scratch(tmp_path):
+    """A copy of the site sources (config, hook, pages) to break without touching the real ones."""
+    copy = tmp_path / "project"
+    shutil.copytree(
+        ROOT / "site_src", copy / "site_src", ignore=shutil.ignore_patterns("__pycache__")
+    )
+    shutil.copyfile(ROOT / "mkdocs.yml", copy / "mkdocs.yml")  # docs/ is then copy/docs
+    (copy / "vendor").symlink_to(ROOT / "vendor")  # the checked runtimes, not fetched again
+    (copy / "docs").mkdir()
+    return copy
+
+
+def build_scratch(scratch: Path, tmp_path: Path) -> subprocess.CompletedProcess:
+    hook = scratch / "site_src" / "hooks.py"
+    # The copied hook must still find the generator and data/ of the real repository.
+    text = hook.read_text().replace(
+        "ROOT = Path(__file__).resolve().parent.parent", f"ROOT = Path({str(ROOT)!r})"
+    )
+    text = text.replace(
+        'SITE_SRC = ROOT / "site_src"', f"SITE_SRC = Path({str(scratch / 'site_src')!r})"
+    )
+    hook.write_text(text)
+    return mkdocs_build(tmp_path / "site", scratch / "mkdocs.yml")
+
+
+def test_a_template_naming_a_missing_value_fails_the_build(scratch, tmp_path):
+    page = scratch / "site_src" / "pages" / "words.md.j2"
+    page.write_text(page.read_text() + "\n{{ fig.no_such_figure|num }}\n")
+    done = build_scratch(scratch, tmp_path)
+    assert done.returncode != 0
+    assert "words.md.j2" in done.stderr + done.stdout
+    assert "no_such_figure" in done.stderr + done.stdout
+
+
+def test_an_unknown_reference_fact_fails_the_build(scratch, tmp_path):
+    page = scratch / "site_src" / "pages" / "limits.md.j2"
+    page.write_text(page.read_text() + "\n[[ref:saturation.no_such_fact]]\n")
+    done = build_scratch(scratch, tmp_path)
+    assert done.returncode != 0
+    assert "saturation.no_such_fact" in done.stderr + done.stdout
+
+
+def test_a_chart_without_a_spec_fails_the_build(scratch, tmp_path):
+    page = scratch / "site_src" / "pages" / "limits.md.j2"
+    page.write_text(page.read_text() + '\n<div class="chart" data-chart="no_such_chart"></div>\n')
+    done = build_scratch(scratch, tmp_path)
+    assert done.returncode != 0
+    assert "no_such_chart" in done.stderr + done.stdout
+
+
+def test_a_page_left_out_of_the_nav_fails_the_build(scratch, tmp_path):
+    (scratch / "site_src" / "pages" / "stray.md").write_text("# A page nobody links\n")
+    done = build_scratch(scratch, tmp_path)
+    assert done.returncode != 0
+    assert "stray.md" in done.stderr + done.stdout
+
+
+def test_a_broken_link_fails_the_build(scratch, tmp_path):
+    page = scratch / "site_src" / "pages" / "limits.md.j2"
+    page.write_text(page.read_text() + "\nSee [nowhere](no-such-page.md#nothing).\n")
+    done = build_scratch(scratch, tmp_path)
+    assert done.returncode != 0
+    assert "no-such-page.md" in done.stderr + done.stdout
