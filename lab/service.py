@@ -48,6 +48,8 @@ from lab.store import FeatureStore
 PREDICT_BODY_LIMIT = 16 * 1024  # a /predict body is a few dozen bytes
 BYTES_PER_RECORD = 256  # generous: {"customer_id": 9007199254740991} is 34 bytes
 JSON = "application/json"
+# FastAPI's built-in OpenTelemetry hooks cost microseconds per request and record nothing here.
+NO_TELEMETRY = {"tracing": False, "metrics": False, "logs": False, "operation_spans": False}
 
 
 def check_setting(batcher: str, max_batch: int, max_wait_ms: float) -> None:
@@ -282,7 +284,11 @@ def create_app(
         if micro is not None:
             await micro.stop()
 
-    app = FastAPI(title="batching lesson: prediction service", lifespan=lifespan)
+    app = FastAPI(
+        title="batching lesson: prediction service",
+        lifespan=lifespan,
+        telemetry=NO_TELEMETRY,
+    )
     app.state.predictor = predictor
 
     async def batch_body(request: Request) -> bytes | Rejected:
