@@ -131,9 +131,8 @@ def test_1000_at_once_each_request_gets_its_own_customers_score(service, expecte
         assert max(new_sizes) > 1, "1,000 requests at once never formed a batch"
 
 
-def test_a_timed_wait_holds_a_lone_request_for_at_least_w(service, expected_scores):
-    if service.max_wait_ms == 0:
-        pytest.skip("only a setting with W > 0 waits on purpose")
+def test_a_timed_wait_holds_a_lone_request_for_at_least_w(services, expected_scores):
+    service = services[("queue", 32, 2.0)]
     connection = http.client.HTTPConnection(service.host, service.port, timeout=30)
     try:
         customer_id = next(iter(expected_scores))
