@@ -120,26 +120,31 @@ class Predictor:
             return self._predict_error(404, message, started)
         ready = time.perf_counter()
         if self.batcher is None:
-            probability, model_started, size = float(self.score_rows(row)[0]), ready, 1
+            try:
+                probability, model_started, size = float(self.score_rows(row)[0]), ready, 1
+            except Exception as error:  # the model failed: a 500 that says why
+                reason = f"{type(error).__name__}: {error}"
+                return self._model_failed(ModelCallFailed(reason, ready, 1), started, ready)
         else:
             try:
                 probability, model_started, size = await self.batcher.submit(row)
             except ModelCallFailed as failed:
-                back = time.perf_counter()
-                timing = format_server_timing(
-                    ready - started,
-                    failed.model_started - ready,
-                    back - failed.model_started,
-                    failed.batch_size,
-                )
-                message = f"the model call for this request's batch failed: {failed.reason}"
-                return json_response(error_body(message), 500, timing)
+                return self._model_failed(failed, started, ready)
         back = time.perf_counter()
         timing = format_server_timing(
             ready - started, model_started - ready, back - model_started, size
         )
         content = f'{{"customer_id":{customer_id},"probability":{probability!r}}}'
         return json_response(content.encode(), 200, timing)
+
+    def _model_failed(self, failed: ModelCallFailed, started: float, ready: float) -> Response:
+        back = time.perf_counter()
+        timing = format_server_timing(
+            ready - started, failed.model_started - ready, back - failed.model_started,
+            failed.batch_size,
+        )  # fmt: skip
+        message = f"the model call for this request's batch failed: {failed.reason}"
+        return json_response(error_body(message), 500, timing)
 
     def _predict_error(self, status: int, message: str, started: float) -> Response:
         timing = format_server_timing(time.perf_counter() - started, 0.0, 0.0, 0)
