@@ -340,7 +340,22 @@ def test_explorer_still_works_after_instant_navigation(site, context):
     assert page.evaluate("window.__sameDocument === true"), "the page was reloaded"
     assert page.input_value('[data-role="code"]').startswith("lookup(")
     assert run_explorer(page) == first == cpython_answer(site_dir, page.input_value("textarea"))
+    # Charts mount after an instant page change too.
+    page.click('a.md-nav__link[href$="part-a/"]')
+    page.wait_for_url("**/part-a/")
+    assert wait_for_charts(page) >= 1
+    assert page.evaluate("window.__sameDocument === true"), "the page was reloaded"
     assert not watch.errors, watch.errors
+
+
+def test_search_works_offline(site, context):
+    _, base = site
+    watch = open_page(context, base, base)
+    page = watch.page
+    page.click(".md-search__input")
+    page.keyboard.type("saturation", delay=20)  # Material listens to keys, not to fill()
+    page.wait_for_selector(".md-search-result__item", timeout=20_000)
+    assert not watch.errors and not watch.blocked
 
 
 def test_stop_ends_runaway_code_and_python_starts_again(site, context):
