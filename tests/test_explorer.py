@@ -245,7 +245,7 @@ def test_a_choice_not_measured_gets_a_message_naming_the_measured_values(b, w, r
 
 def test_output_is_plain_text_even_when_a_name_looks_like_html(results):
     results["campaign"]["name"] = "<b>bold</b>"
-    text = explorer.lookup(results, 32, 0, 0.5)
+    text = explorer.measured(results)
     assert "<b>bold</b>" in text  # printed as characters; the page sets textContent
 
 
