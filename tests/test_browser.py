@@ -336,13 +336,14 @@ def test_explorer_still_works_after_instant_navigation(site, context):
     page.wait_for_url("**/words/")
     page.click('a.md-nav__link[href$="explorer/"]')
     page.wait_for_url("**/explorer/")
-    page.wait_for_selector('[data-role="run"]')
+    page.wait_for_function("document.querySelector('[data-role=code]')?.value.length > 0")
     assert page.evaluate("window.__sameDocument === true"), "the page was reloaded"
     assert page.input_value('[data-role="code"]').startswith("lookup(")
     assert run_explorer(page) == first == cpython_answer(site_dir, page.input_value("textarea"))
     # Charts mount after an instant page change too.
     page.click('a.md-nav__link[href$="part-a/"]')
     page.wait_for_url("**/part-a/")
+    page.wait_for_selector("div.chart[data-chart]")  # the new content is swapped in
     assert wait_for_charts(page) >= 1
     assert page.evaluate("window.__sameDocument === true"), "the page was reloaded"
     assert not watch.errors, watch.errors
