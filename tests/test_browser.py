@@ -306,6 +306,28 @@ def test_compare_and_part_a_match_cpython(site, context):
     assert run_explorer(page) == cpython_answer(site_dir, code)
 
 
+def test_python_starts_on_the_first_run_with_a_visible_loading_state(site, browser):
+    site_dir, base = site
+    context = browser.new_context()
+    context.add_init_script("window.explorerNoIdleStart = true")  # no start at idle
+    try:
+        page = open_page(context, base, base + "explorer/").page
+        page.wait_for_timeout(500)
+        assert page.get_attribute("[data-explorer]", "data-engine") == "off"
+        page.click('[data-role="run"]')
+        assert page.get_attribute("[data-explorer]", "data-engine") == "loading"
+        assert "Loading Python" in page.text_content('[data-role="status"]')
+        page.wait_for_function(
+            "document.querySelector('[data-role=output]').dataset.state === 'done'",
+            timeout=PYTHON_START_MS,
+        )
+        assert "is ready" in page.text_content('[data-role="status"]')
+        code = page.input_value('[data-role="code"]')
+        assert page.text_content('[data-role="output"]') == cpython_answer(site_dir, code)
+    finally:
+        context.close()
+
+
 def test_a_value_not_measured_gets_the_message_naming_measured_values(site, context):
     site_dir, base = site
     page = open_page(context, base, base + "explorer/").page
