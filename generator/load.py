@@ -168,6 +168,14 @@ def choose_campaign(raw_dir: Path, name: str | None = None) -> Campaign:
     return campaigns[-1]
 
 
+def read_meta(path: Path) -> dict:
+    """Only the meta of a run file (for kinds not published yet: their quiet records)."""
+    try:
+        return rawio.read_meta(path)
+    except rawio.RawFileError as error:
+        raise DataError(str(error)) from error
+
+
 def read_run(path: Path, kind: str | None = None) -> tuple[dict, dict]:
     """(meta, columns) of one run file, checked for the fields and columns of its kind."""
     try:

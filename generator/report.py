@@ -1,6 +1,7 @@
 """The report: recompute every published number from the raw files and compare.
 
-A SEPARATE code path on purpose: it reads the run zips itself, has its own percentile
+A SEPARATE code path on purpose: it reads the run files itself (lab.rawio decodes them), has
+its own percentile
 (integer nearest-rank), its own medians (statistics.median) and its own figure formulas,
 and never imports generator.stats, generator.results or generator.figures. Counts and
 yes/no values must match exactly; floats within RELATIVE_TOLERANCE (results.json rounds to
@@ -9,17 +10,16 @@ yes/no values must match exactly; floats within RELATIVE_TOLERANCE (results.json
 Exit 0 when everything agrees, 1 naming the first disagreeing figure, 2 on unreadable data.
 """
 
-import io
 import json
 import math
 import statistics
-import zipfile
 from pathlib import Path
 
 import numpy as np
 
 from generator import report_figures
 from generator.report_explorer import check_explorer
+from lab import rawio
 
 RELATIVE_TOLERANCE = 1e-4
 KEEP_SHARE = 0.95
@@ -34,13 +34,8 @@ class Disagreement(Exception):
 
 
 def read_zip(path: Path) -> tuple[dict, dict]:
-    with zipfile.ZipFile(path) as archive:
-        meta = json.loads(archive.read("meta.json"))
-        columns = {
-            name: np.load(io.BytesIO(archive.read(f"{name}.npy")), allow_pickle=False)
-            for name in meta.get("columns", [])
-        }
-    return meta, columns
+    """Decoding the documented raw format is not arithmetic: lab.rawio's reader is used."""
+    return rawio.read_run(path)
 
 
 def setting_key(setting: dict) -> str:
@@ -196,7 +191,21 @@ def check_quiet(data, results, check, say):
     check.dig(results, ("quiet", "quiet_runs"), quiet)
     tries = max((r["tries"] for r in records), default=0)
     check.dig(results, ("quiet", "tries_max"), tries)
+    metas = [meta for _, meta, _ in data["runs"].values()]
+    before = [m["load_before"]["idle_share"] for m in metas if m.get("load_before")]
+    loads = [m[k] for m in metas for k in ("load_before", "load_after") if m.get(k)]
+    steal = max((x["steal_share"] for x in loads), default=None)
+    busiest = max((x["loadavg"][0] for x in loads), default=None)
+    if before:
+        check.dig(results, ("quiet", "idle_share_min"), min(before))
+        check.dig(results, ("quiet", "steal_share_max"), steal)
+        check.dig(results, ("quiet", "loadavg_max"), busiest)
     say(f"{quiet} of {len(records)} runs met the quiet rule; most tries {tries}")
+    if before:
+        say(
+            f"lowest idle share before a run {min(before):.0%}, most steal {steal:.1%}, "
+            f"highest 1-minute load {busiest:.2f}"
+        )
 
 
 def check_part_a(data, results, check, say):
@@ -415,7 +424,7 @@ def main(raw: Path, campaign: str | None, results_path: Path) -> int:
     except Disagreement as error:
         print(f"\nDISAGREES: {error}")
         return 1
-    except (OSError, KeyError, ValueError, zipfile.BadZipFile) as error:
+    except (OSError, KeyError, ValueError, rawio.RawFileError) as error:
         print(f"\nreport: cannot recompute ({type(error).__name__}: {error})")
         return 2
     print(f"\nall {count:,} published numbers agree with the raw data")

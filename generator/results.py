@@ -11,7 +11,7 @@ import math
 import numpy as np
 
 from generator import figures, stats
-from generator.load import Campaign, DataError, need, read_run
+from generator.load import Campaign, DataError, need, read_meta, read_run
 
 SCHEMA_VERSION = 1
 PUBLISHED_KINDS = ("part_a", "bits", "saturation", "part_b")
@@ -273,11 +273,15 @@ def waits_section(part_b: dict) -> dict | None:
 # --- assembling and writing ------------------------------------------------------------
 
 
-def other_kinds(campaign: Campaign) -> dict:
+def other_kinds(campaign: Campaign, quiet: list) -> dict:
+    """{kind: scheduled runs} of kinds not published yet; their quiet records still count."""
     counts = {}
     for entry in campaign.schedule:
         if entry["kind"] not in PUBLISHED_KINDS:
             counts[entry["kind"]] = counts.get(entry["kind"], 0) + 1
+            path = campaign.files.get(entry["run_id"])
+            if path is not None:
+                quiet.append(quiet_record(read_meta(path)))
     return counts
 
 
@@ -297,7 +301,7 @@ def build_results(campaign: Campaign, guesses: tuple = ()) -> dict:
         "bits": bits_section(campaign, quiet),
         "saturation": saturation_section(campaign, quiet),
         "part_b": part_b_section(campaign, design, quiet),
-        "other_kinds": other_kinds(campaign),
+        "other_kinds": other_kinds(campaign, quiet),
     }
     if results["part_b"]:
         results["paired"] = paired_section(results["part_b"], design)

@@ -71,6 +71,12 @@ def run_path(raw: Path, kind: str) -> Path:
     raise AssertionError(f"no {kind} run in the fixture")
 
 
+def without(meta: dict, *fields) -> dict:
+    """A run's meta ready to be written again (rawio adds its format keys), minus `fields`."""
+    drop = {"format", "columns", "column_layout", "shared_columns", *fields}
+    return {key: value for key, value in meta.items() if key not in drop}
+
+
 def build_error(raw: Path, tmp_path: Path, capsys) -> str:
     code = main(["build", "--raw", str(raw), "--out", str(tmp_path / "out"), "--pages", str(PAGES)])
     error = capsys.readouterr().err
@@ -133,8 +139,7 @@ def test_a_truncated_run_file_is_named(raw_copy, tmp_path, capsys):
 def test_a_corrupt_column_is_named(raw_copy, tmp_path, capsys):
     path = run_path(raw_copy, "part_a")
     meta, columns = rawio.read_run(path)
-    for key in ("format", "columns"):
-        meta.pop(key)
+    meta = without(meta)
     columns["call_ns"] = columns["call_ns"][:-3]  # a column shorter than its table
     rawio.write_run(path, meta, columns)
     error = build_error(raw_copy, tmp_path, capsys)
@@ -147,8 +152,7 @@ def test_a_corrupt_column_is_named(raw_copy, tmp_path, capsys):
 def test_a_missing_field_is_named(raw_copy, tmp_path, capsys, kind, field):
     path = run_path(raw_copy, kind)
     meta, columns = rawio.read_run(path)
-    for key in ("format", "columns", field):
-        meta.pop(key)
+    meta = without(meta, field)
     rawio.write_run(path, meta, columns)
     error = build_error(raw_copy, tmp_path, capsys)
     assert path.name in error and f"missing field '{field}" in error
@@ -157,7 +161,8 @@ def test_a_missing_field_is_named(raw_copy, tmp_path, capsys, kind, field):
 def test_a_missing_column_is_named(raw_copy, tmp_path, capsys):
     path = run_path(raw_copy, "part_b")
     meta, columns = rawio.read_run(path)
-    meta.pop("format"), meta.pop("columns"), columns.pop("latency_us")
+    meta = without(meta)
+    columns.pop("latency_us")
     rawio.write_run(path, meta, columns)
     error = build_error(raw_copy, tmp_path, capsys)
     assert path.name in error and "missing column 'latency_us'" in error
