@@ -16,7 +16,7 @@ from collections.abc import Callable
 
 import numpy as np
 
-from lab.features import FEATURES
+from lab.feature_names import FEATURES
 from lab.server_timing import BATCH_ROUTE_NAMES
 
 # The largest integer every JSON reader keeps exact (2**53 - 1; JavaScript's safe range).

@@ -19,6 +19,9 @@ COMMANDS = {
     "run": ("lab.runner", "run a whole campaign (Part A, bits, S, Part B, Part C), resumable"),
 }
 
+# import name -> the package to install
+DISTRIBUTIONS = {"sklearn": "scikit-learn", "yaml": "pyyaml", "jinja2": "Jinja2"}
+
 FRIENDLY = ("ShopDataError", "MissingArtifacts", "RawFileError", "CampaignError")
 
 
@@ -38,9 +41,10 @@ def main(argv=None) -> int:
     try:
         module = importlib.import_module(known.module)
     except ModuleNotFoundError as error:
+        package = DISTRIBUTIONS.get(error.name, error.name)
         print(
-            f"lab {known.command}: missing Python package {error.name!r} "
-            f"(run `make setup`, or `pip install {error.name}`)",
+            f"lab {known.command}: missing Python package {package!r} "
+            f"(run `make setup`, or `pip install {package}`)",
             file=sys.stderr,
         )
         return 2

@@ -7,14 +7,8 @@ Only purchases strictly before the month's first day enter the features (no leak
 import numpy as np
 import pandas as pd
 
-FEATURES = (
-    "days_since_last",
-    "days_since_first",
-    "orders_so_far",
-    "spend_so_far",
-    "cds_so_far",
-    "spend_last_90d",
-)
+from lab.feature_names import FEATURES  # noqa: F401  (re-exported)
+
 FIRST_MONTH = pd.Timestamp("1997-02-01")  # the log starts in 1997-01: no history before it
 LAST_MONTH = pd.Timestamp("1998-06-01")  # the log ends in 1998-06
 SERVING_MONTH = pd.Timestamp("1998-07-01")  # the feature store holds features as of here

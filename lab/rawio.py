@@ -75,8 +75,9 @@ def write_shared_column(path: Path, array: np.ndarray) -> str:
     return sha256_bytes(data)
 
 
-def write_run(path: Path, meta: dict, columns: dict | None = None,
-              shared: dict[str, Path] | None = None) -> None:
+def write_run(
+    path: Path, meta: dict, columns: dict | None = None, shared: dict[str, Path] | None = None
+) -> None:
     """Write one run atomically. `shared` maps column names to files stored beside the runs
     (written once); those columns are not repeated inside the run file."""
     path, columns, shared = Path(path), dict(columns or {}), shared or {}
@@ -88,11 +89,15 @@ def write_run(path: Path, meta: dict, columns: dict | None = None,
     for name in sorted(columns):
         array = np.ascontiguousarray(columns[name])
         encoding, data = encode(array)
-        layout[name] = {"dtype": array.dtype.str, "length": int(len(array)),
-                        "encoding": encoding}
+        layout[name] = {"dtype": array.dtype.str, "length": int(len(array)), "encoding": encoding}
         members[f"{name}.col"] = data
-    body = {"format": FORMAT, **meta, "columns": sorted(layout) + sorted(shared_refs),
-            "column_layout": layout, "shared_columns": shared_refs}
+    body = {
+        "format": FORMAT,
+        **meta,
+        "columns": sorted(layout) + sorted(shared_refs),
+        "column_layout": layout,
+        "shared_columns": shared_refs,
+    }
     buffer = io.BytesIO()
     with zipfile.ZipFile(buffer, "w", compression=zipfile.ZIP_LZMA) as archive:
         archive.writestr("meta.json", json.dumps(body, indent=1, sort_keys=True))
@@ -118,8 +123,7 @@ def read_meta(path: Path) -> dict:
     except (OSError, zipfile.BadZipFile, KeyError, ValueError, EOFError, lzma.LZMAError) as error:
         raise RawFileError(f"{path}: cannot read meta.json ({error})") from error
     if meta.get("format") != FORMAT:
-        raise RawFileError(f"{path}: field 'format' is {meta.get('format')!r}, "
-                           f"expected {FORMAT!r}")
+        raise RawFileError(f"{path}: field 'format' is {meta.get('format')!r}, expected {FORMAT!r}")
     return meta
 
 
@@ -141,10 +145,13 @@ def read_run(path: Path) -> tuple[dict, dict[str, np.ndarray]]:
     try:
         with zipfile.ZipFile(path) as archive:
             for name, layout in meta["column_layout"].items():
-                columns[name] = decode(archive.read(f"{name}.col"), layout["dtype"],
-                                       layout["length"], layout["encoding"])
-    except (KeyError, ValueError, OSError, EOFError, zipfile.BadZipFile,
-            lzma.LZMAError) as error:
+                columns[name] = decode(
+                    archive.read(f"{name}.col"),
+                    layout["dtype"],
+                    layout["length"],
+                    layout["encoding"],
+                )
+    except (KeyError, ValueError, OSError, EOFError, zipfile.BadZipFile, lzma.LZMAError) as error:
         raise RawFileError(f"{path}: cannot read column data ({error})") from error
     for name, ref in meta.get("shared_columns", {}).items():
         columns[name] = read_shared_column(path, name, ref)

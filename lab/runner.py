@@ -124,8 +124,12 @@ def execute(context: Context, run: dict, echo) -> None:
             raise RunFailed(f"{run['kind']} finished without writing {path}")
         return
     extra, columns, *shared = result
-    rawio.write_run(run_path(context.campaign_dir, run["run_id"]), {**meta, **extra}, columns,
-                    shared=shared[0] if shared else None)
+    rawio.write_run(
+        run_path(context.campaign_dir, run["run_id"]),
+        {**meta, **extra},
+        columns,
+        shared=shared[0] if shared else None,
+    )
 
 
 def record_failure(folder: Path, run: dict, reason: str) -> None:

@@ -4,13 +4,18 @@ Read with parameterized queries only. `FeatureStore` is opened once per process;
 connections are used from one thread at a time (the batch route opens its own).
 """
 
+from __future__ import annotations
+
 import sqlite3
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 import numpy as np
-import pandas as pd
 
-from lab.features import FEATURES
+from lab.feature_names import FEATURES
+
+if TYPE_CHECKING:
+    import pandas as pd
 
 COLUMNS = ", ".join(FEATURES)
 _ONE = f"SELECT {COLUMNS} FROM features WHERE customer_id = ?"
