@@ -189,3 +189,18 @@ def test_a_broken_link_fails_the_build(scratch, tmp_path):
     done = build_scratch(scratch, tmp_path)
     assert done.returncode != 0
     assert "no-such-page.md" in done.stderr + done.stdout
+
+
+def test_a_runtime_file_altered_or_missing_is_refused(tmp_path, monkeypatch):
+    sys.path.insert(0, str(ROOT / "site_src"))
+    import vendor
+
+    monkeypatch.setattr(vendor, "VENDOR", tmp_path / "vendor")
+    monkeypatch.setattr(vendor, "ROOT", tmp_path)
+    pin = vendor.PLOTLY
+    assert any("is missing" in line for line in vendor.problems(pin))
+    (tmp_path / "vendor" / pin.folder).mkdir(parents=True)
+    (tmp_path / "vendor" / pin.folder / "plotly-basic.min.js").write_text("alert('not plotly')")
+    assert any("pinned sha256" in line for line in vendor.problems(pin))
+    with pytest.raises(vendor.VendorError):
+        vendor.install_into(tmp_path / "site")
