@@ -179,19 +179,39 @@ def saturation_section(campaign: Campaign, quiet: list) -> dict | None:
     return section
 
 
+# One run file's summary, kept while the process lives (mkdocs serve rebuilds often); keyed
+# by path, modification time and size, so a changed file is read again.
+RUN_SUMMARIES: dict = {}
+
+
+def part_b_summary(path) -> tuple[dict, dict, dict]:
+    """(quiet record, setting record and meta keys, per-run metrics) of one Part B file."""
+    status = path.stat()
+    key = (str(path), status.st_mtime_ns, status.st_size)
+    if key not in RUN_SUMMARIES:
+        meta, columns = read_run(path, "part_b")
+        if columns["status"].size == 0:
+            raise DataError(f"{path}: no requests in the run (columns are empty)")
+        setting = setting_record(meta, path)
+        metrics = stats.part_b_run(columns, float(meta["window_s"]), setting["batcher"])
+        metrics["arrival_rate"] = float(meta["arrival_rate"])
+        where = {
+            "setting": setting["name"],
+            "rate": rate_key(meta["rate_multiple"]),
+            "round": int(meta["round"]),
+        }
+        RUN_SUMMARIES[key] = (quiet_record(meta), where, metrics)
+    return RUN_SUMMARIES[key]
+
+
 def part_b_runs(campaign: Campaign, quiet: list) -> dict:
     """{(setting name, rate key): {round: per-run metrics}} of every Part B file."""
     cells = {}
     for _, path in present_runs(campaign, "part_b"):
-        meta, columns = read_run(path, "part_b")
-        if columns["status"].size == 0:
-            raise DataError(f"{path}: no requests in the run (columns are empty)")
-        quiet.append(quiet_record(meta))
-        setting = setting_record(meta, path)
-        metrics = stats.part_b_run(columns, float(meta["window_s"]), setting["batcher"])
-        metrics["arrival_rate"] = float(meta["arrival_rate"])
-        key = (setting["name"], rate_key(meta["rate_multiple"]))
-        cells.setdefault(key, {})[int(meta["round"])] = metrics
+        record, where, metrics = part_b_summary(path)
+        quiet.append(record)
+        key = (where["setting"], where["rate"])
+        cells.setdefault(key, {})[where["round"]] = dict(metrics)
     return cells
 
 

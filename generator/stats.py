@@ -51,13 +51,21 @@ METHODS = {
 
 def percentile(values, p: float) -> float:
     """Nearest-rank percentile; +inf values (never answered) sort last. Empty -> ValueError."""
+    return percentiles(values, (p,))[0]
+
+
+def percentiles(values, ps) -> list[float]:
+    """Several nearest-rank percentiles of the same values, sorting them once."""
     ordered = np.sort(np.asarray(values, dtype=float))
     if ordered.size == 0:
         raise ValueError("percentile of no values")
-    if not 0 < p <= 100:
-        raise ValueError(f"percentile {p} outside (0, 100]")
-    rank = math.ceil(p * ordered.size / 100)  # p * n first: exact for whole p
-    return float(ordered[rank - 1])
+    chosen = []
+    for p in ps:
+        if not 0 < p <= 100:
+            raise ValueError(f"percentile {p} outside (0, 100]")
+        rank = math.ceil(p * ordered.size / 100)  # p * n first: exact for whole p
+        chosen.append(float(ordered[rank - 1]))
+    return chosen
 
 
 def median(values) -> float:
@@ -120,6 +128,14 @@ def batch_size_counts(batch_sizes) -> dict[str, int]:
     }
 
 
+LATENCY_KEYS = {"p50_ms": 50, "p90_ms": 90, "p99_ms": 99, "max_ms": 100}
+
+
+def latency_percentiles_ms(wait_us) -> dict:
+    values = percentiles(wait_us, tuple(LATENCY_KEYS.values()))
+    return {key: value / 1000 for key, value in zip(LATENCY_KEYS, values, strict=True)}
+
+
 def part_b_run(columns: dict, window_s: float, batcher: str) -> dict:
     """Every per-run metric of one Part B run (see SCHEMA.md, per-run metrics)."""
     status, latency = columns["status"], columns["latency_us"]
@@ -138,10 +154,7 @@ def part_b_run(columns: dict, window_s: float, batcher: str) -> dict:
         "offered_rate": offered,
         "throughput": run_throughput,
         "keeps_up": keeps_up(run_throughput, offered),
-        "p50_ms": percentile(wait, 50) / 1000,
-        "p90_ms": percentile(wait, 90) / 1000,
-        "p99_ms": percentile(wait, 99) / 1000,
-        "max_ms": percentile(wait, 100) / 1000,
+        **latency_percentiles_ms(wait),
         "send_lag_us_p99": percentile(columns["send_lag_us"], 99),
         "mean_batch_size": float(scored.mean()) if scored.size else None,
         "ready_us_p50": p50_of_answered(columns["ready_us"], status),
