@@ -134,12 +134,12 @@ def test_a_service_killed_mid_run_makes_the_client_fail_loudly(request_ids):
 
 def test_answers_that_never_come_are_recorded_not_dropped(request_ids):
     with ServiceProcess(batcher="none") as frozen:
-        schedule = arrivals.poisson_arrivals(200.0, 2.0, seed=5)
-        # Frozen about 0.5 s into the window (the client first opens its connections).
-        timer = _kill_later(frozen.pid, 1.0, signal.SIGSTOP)
+        schedule = arrivals.poisson_arrivals(100.0, 3.0, seed=5)
+        # Frozen about 1 s into the window (the client first opens its connections).
+        timer = _kill_later(frozen.pid, 1.5, signal.SIGSTOP)
         try:
             columns, stats = run_open_loop(
-                frozen.host, frozen.port, schedule, request_ids, drain_s=0.5, window_s=2.0
+                frozen.host, frozen.port, schedule, request_ids, drain_s=0.5, window_s=3.0
             )
         finally:
             timer.join()
