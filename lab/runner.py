@@ -147,10 +147,10 @@ def record_failure(folder: Path, run: dict, reason: str) -> None:
 
 def pin_runner_away_from(cpu: int | None) -> None:
     """Keep the orchestrator off the measurement core."""
-    allowed = os.sched_getaffinity(0)
-    if cpu is not None and cpu not in allowed:
-        raise CampaignError(f"--cpu {cpu}: no such core here (cores {sorted(allowed)})")
-    others = (os.sched_getaffinity(0) - {cpu}) if cpu is not None else set()
+    cores = set(range(os.cpu_count() or 1))
+    if cpu is not None and cpu not in cores:
+        raise CampaignError(f"--cpu {cpu}: no such core here (cores {sorted(cores)})")
+    others = (cores - {cpu}) if cpu is not None else set()
     if others:
         os.sched_setaffinity(0, others)
 

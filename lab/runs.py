@@ -111,6 +111,14 @@ def service(context: Context, setting: dict):
     )
 
 
+def watch_core(context: Context, proc):
+    """What else ran on the measurement core during the run (the quiet check before a run
+    cannot see a process that starts in the middle of it)."""
+    from lab.crosscheck import CoreWatch
+
+    return CoreWatch(context.cpu if context.cpu is not None else 0, proc.pid)
+
+
 def client_columns(context: Context, arguments: list[str], timeout_s: float, name: str):
     out = scratch_file(context, name)
     try:
@@ -125,7 +133,8 @@ def run_saturation(context: Context, run: dict, echo=None) -> tuple[dict, dict]:
     with service(context, {"batcher": "none", "max_batch": 0, "max_wait_ms": 0.0}) as proc:
         quiet_record = quiet(context, echo)
         arguments = ["saturate", "--port", str(proc.port), "--seconds", str(run["counted_s"])]
-        client_meta, columns = client_columns(context, arguments, 300, run["run_id"])
+        with watch_core(context, proc) as watch:
+            client_meta, columns = client_columns(context, arguments, 300, run["run_id"])
         load_after = machine.load_snapshot(context.cpu)
     stats = client_meta["stats"]
     meta = {
@@ -137,6 +146,7 @@ def run_saturation(context: Context, run: dict, echo=None) -> tuple[dict, dict]:
         "stats": stats,
         "connections": stats.get("connections", 16),
         "warmup_s": stats.get("warmup_s"),
+        "core_watch": watch.found,
     }
     return meta, columns
 
@@ -164,7 +174,8 @@ def run_part_b(context: Context, run: dict, echo=None) -> tuple[dict, dict, dict
             str(context.profile.drain_s),
         ]
         timeout_s = run["window_s"] + context.profile.drain_s + 120
-        client_meta, columns = client_columns(context, arguments, timeout_s, run["run_id"])
+        with watch_core(context, proc) as watch:
+            client_meta, columns = client_columns(context, arguments, timeout_s, run["run_id"])
         batches = proc.batches()
         load_after = machine.load_snapshot(context.cpu)
     columns["batches_size"] = np.asarray(batches["size"], dtype="uint16")
@@ -181,6 +192,7 @@ def run_part_b(context: Context, run: dict, echo=None) -> tuple[dict, dict, dict
         "window_s": run["window_s"],
         "seed": seed,
         "client": client_meta["stats"],
+        "core_watch": watch.found,
     }
     # Every setting in a round and rate meets the same arrivals: store them once.
     arrivals = f"r{run['round']}-x{run['rate_multiple']:g}.npy"
