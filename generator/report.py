@@ -196,6 +196,18 @@ def check_quiet(data, results, check, say):
     loads = [m[k] for m in metas for k in ("load_before", "load_after") if m.get(k)]
     steal = max((x["steal_share"] for x in loads), default=None)
     busiest = max((x["loadavg"][0] for x in loads), default=None)
+    others = [
+        m["core_watch"]["others_share"]
+        for m in metas
+        if (m.get("core_watch") or {}).get("others_share") is not None
+    ]
+    check.dig(results, ("quiet", "watched_runs"), len(others))
+    if others:
+        check.dig(results, ("quiet", "others_share_max"), max(others))
+        say(
+            f"{len(others)} runs watched while they ran: at most {max(others):.1%} of the "
+            "measurement core went to anything else"
+        )
     if before:
         check.dig(results, ("quiet", "idle_share_min"), min(before))
         check.dig(results, ("quiet", "steal_share_max"), steal)

@@ -118,6 +118,7 @@ def quiet_record(meta: dict) -> dict:
     return {
         "run_id": meta["run_id"],
         "quiet": meta.get("quiet"),
+        "core_watch": meta.get("core_watch"),
         "load_before": meta.get("load_before"),
         "load_after": meta.get("load_after"),
     }

@@ -312,7 +312,13 @@ def quiet(records: list[dict]) -> dict:
     checked = [r for r in records if r.get("quiet")]
     loads = [load for r in records for load in (r.get("load_before"), r.get("load_after")) if load]
     befores = [r["load_before"] for r in records if r.get("load_before")]
+    watched = [r for r in records if (r.get("core_watch") or {}).get("others_share") is not None]
     return {
+        "watched_runs": len(watched),
+        "others_share_max": max((r["core_watch"]["others_share"] for r in watched), default=None),
+        "busiest_run": max(watched, key=lambda r: r["core_watch"]["others_share"])["run_id"]
+        if watched
+        else None,
         "runs": len(checked),
         "quiet_runs": sum(bool(r["quiet"]["quiet"]) for r in checked),
         "not_quiet": sorted(r["run_id"] for r in checked if not r["quiet"]["quiet"]),
