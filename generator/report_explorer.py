@@ -25,17 +25,17 @@ def load_lookup(path: Path):
 
 
 def six_cases(results: dict) -> list[tuple[str, str]]:
-    """Six (setting, rate key) pairs spread over the batched settings and the rates."""
+    """Six measured (setting, rate key) pairs spread over the settings and the rates."""
     settings = results["part_b"]["settings"]
-    names = [n for n in results["design"]["settings"] if n != "none" and n in settings]
-    rates = results["design"]["rate_multiples"]
-    cases = []
-    for index in range(6):
-        name = names[(index * len(names)) // 6] if names else None
-        rate = rates[index % len(rates)] if rates else None
-        if name and rate in settings[name]["rates"] and (name, rate) not in cases:
-            cases.append((name, rate))
-    return cases
+    measured = [
+        (name, rate)
+        for rate in results["design"]["rate_multiples"]
+        for name in results["design"]["settings"]
+        if name != "none" and settings[name]["rates"].get(rate, {}).get("rounds")
+    ]
+    if len(measured) <= 6:
+        return measured
+    return [measured[(index * len(measured)) // 6] for index in range(6)]
 
 
 def numbers_in(value, into: list) -> list:
@@ -88,8 +88,10 @@ def check_explorer(results: dict, say, path: Path = EXPLORER) -> list[str]:
     if lookup is None or "part_b" not in results:
         say("no lookup(results, b, w, rate) or no Part B results: skipped")
         return []
-    problems = []
-    for name, rate in six_cases(results):
+    problems, cases = [], six_cases(results)
+    if not cases:
+        say("no measured Part B cell yet: skipped")
+    for name, rate in cases:
         setting = results["part_b"]["settings"][name]
         try:
             text = str(lookup(results, setting["max_batch"], setting["max_wait_ms"], float(rate)))

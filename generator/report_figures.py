@@ -37,6 +37,19 @@ def kept(cell: dict) -> bool:
     )
 
 
+def kept_up_to(cells_by_rate: dict):
+    """Highest rate kept up before the first that was not; None while rounds are missing."""
+    highest = 0.0
+    for rate in sorted(cells_by_rate, key=float):
+        cell = cells_by_rate[rate]
+        if kept(cell):
+            highest = float(rate)
+            continue
+        failed = any(not run["keeps_up"] for run in cell["rounds"].values())
+        return highest if failed or len(cell["rounds"]) == len(cell["scheduled"]) else None
+    return highest
+
+
 def paired_diffs(cells, name, base, rate, metric):
     """Per common round: name − base (None when both are infinite); None if no such pair."""
     a, b = cells.get((name, rate)), cells.get((base, rate))
@@ -82,12 +95,7 @@ def per_setting(figures: dict, cells: dict) -> None:
             for metric in ("p50_ms", "p99_ms"):
                 figures[f"{s}_{metric}_at_{label}"] = med(mine.get(rate), metric)
         figures[f"{s}_mean_batch_at_0_5"] = med(mine.get(HALF), "mean_batch_size")
-        highest = 0.0
-        for rate in sorted(mine, key=float):
-            if not kept(mine[rate]):
-                break
-            highest = float(rate)
-        figures[f"{s}_highest_rate_kept_up"] = highest
+        figures[f"{s}_highest_rate_kept_up"] = kept_up_to(mine)
         for metric, label in (("throughput", "peak_throughput"), ("p99_ms", "p99_ms_max")):
             values = [med(c, metric) for c in mine.values() if med(c, metric) is not None]
             figures[f"{s}_{label}"] = max(values) if values else None
@@ -128,7 +136,7 @@ def comparisons(figures: dict, cells: dict, needed: int) -> None:
         ("B=32 W=0", "p50_ms", "b32_w0_p50_told_apart_at_0_5"),
     ):
         diffs = paired_diffs(cells, name, "none", HALF, metric)
-        if diffs is not None:
+        if diffs is not None and len(diffs) >= needed:
             figures[label] = agree(diffs, needed)
     diffs = paired_diffs(cells, "B=1 W=0", "none", HALF, "p50_ms")
     defined = [d for d in diffs or [] if d is not None]

@@ -15,7 +15,7 @@ from pathlib import Path
 
 import pytest
 
-from generator import charts, load, pages
+from generator import charts, figures, load, pages, report_figures
 from generator.__main__ import fixture_guesses, main
 from generator.build import build_site
 from lab import rawio
@@ -309,3 +309,42 @@ def test_never_answered_latency_is_marked_above_the_finite_points():
     assert mark["x"] == [2.0] and mark["y"] == [16.0]
     assert "never answered" in mark["text"][0] and "none at 2 × S" in mark["text"][0]
     assert charts.never_answered_marks(traces[1:], "p99") == []
+
+
+def cell_record(kept: list, missing: int = 0) -> dict:
+    """A results cell (for figures) and its report-side twin, from per-round keeps-up flags."""
+    rounds = list(range(len(kept)))
+    return {
+        "rounds": rounds,
+        "missing_rounds": list(range(len(kept), len(kept) + missing)),
+        "keeps_up": all(kept) and bool(kept) and not missing,
+        "keeps_up_rounds": sum(kept),
+    }
+
+
+@pytest.mark.parametrize(
+    ("cells", "expected"),
+    [
+        ({"0.5": ([True, True], 0), "1": ([True, True], 0)}, 1.0),  # kept up everywhere
+        ({"0.5": ([True, True], 0), "1": ([True, False], 0)}, 0.5),  # one round failed at 1
+        ({"0.5": ([False, True], 0), "1": ([True, True], 0)}, 0.0),  # failed at the lowest
+        ({"0.5": ([True, True], 0), "1": ([True], 1)}, None),  # unknown: a round missing
+        ({"0.5": ([True, True], 0), "1": ([False], 1)}, 0.5),  # a measured round failed
+        ({"0.5": ([], 2)}, None),  # nothing measured yet
+    ],
+)
+def test_highest_rate_kept_up_never_guesses_from_missing_rounds(cells, expected):
+    setting = {"rates": {rate: cell_record(*spec) for rate, spec in cells.items()}}
+    try:
+        found = figures.highest_kept_up(setting)
+    except figures.Absent:
+        found = None
+    assert found == expected
+    twin = {
+        rate: {
+            "scheduled": list(range(len(kept) + missing)),
+            "rounds": {r: {"keeps_up": k} for r, k in enumerate(kept)},
+        }
+        for rate, (kept, missing) in cells.items()
+    }
+    assert report_figures.kept_up_to(twin) == expected
