@@ -1,10 +1,11 @@
 """The raw data format: one zip file per run holding `meta.json` and one member per column.
 
-Columns are stored compactly (byte planes, optionally delta-coded, LZMA in the zip) and a
-column shared by many runs (the arrival times every setting of a round and rate meets) is
-stored once beside the runs and checked by sha256. `read_run` undoes all of it. Written
-atomically (temp file in the same folder, fsync, rename), so a killed writer never leaves a
-partial file. Needs only the standard library and numpy. Documented in data/README.md.
+Columns are stored compactly (byte planes, optionally delta-coded, LZMA in the zip); Part B's
+per-request durations are kept to 8 significant bits ("log8"); a column shared by many runs
+(the arrivals every setting of a round and rate meets) is stored once beside the runs and
+checked by sha256. `read_run` undoes all of it. Written atomically (temp file in the same
+folder, fsync, rename), so a killed writer never leaves a partial file. Needs only the
+standard library and numpy. Documented in data/README.md.
 """
 
 import hashlib
@@ -19,7 +20,7 @@ import numpy as np
 
 FORMAT = "batching-lab-run/2"
 SUFFIX = ".run.zip"
-ENCODINGS = ("planes", "delta-planes")
+FIXED_DATE = (1980, 1, 1, 0, 0, 0)  # zip member dates: the same values give the same bytes
 
 
 class RawFileError(Exception):
@@ -38,6 +39,26 @@ def from_planes(data: bytes, dtype: str, length: int) -> np.ndarray:
     return np.ascontiguousarray(planes.T).view(dtype).reshape(length)
 
 
+def to_log8(values: np.ndarray) -> np.ndarray:
+    """Integer durations kept to 8 significant bits: exact below 256, relative error at most
+    1/256 (0.4%) above. Code = exponent × 256 + mantissa (value = mantissa << exponent), sign kept."""
+    values = np.asarray(values, dtype=np.int64)
+    magnitude = np.abs(values)
+    exponent = np.zeros(len(values), dtype=np.int64)
+    big = magnitude >= 256
+    exponent[big] = np.floor(np.log2(magnitude[big])).astype(np.int64) - 7
+    mantissa = np.rint(magnitude / np.exp2(exponent)).astype(np.int64)
+    carry = mantissa >= 256  # rounding reached the next power of two
+    exponent[carry] += 1
+    mantissa[carry] //= 2
+    return (np.sign(values) * (exponent * 256 + mantissa)).astype(np.int32)
+
+
+def from_log8(codes: np.ndarray, dtype: str) -> np.ndarray:
+    magnitude = np.abs(np.asarray(codes, dtype=np.int64))
+    return (np.sign(codes) * ((magnitude & 255) << (magnitude >> 8))).astype(dtype)
+
+
 def encode(array: np.ndarray) -> tuple[str, bytes]:
     """The smaller of plain planes and delta-coded planes (wrapping integer arithmetic)."""
     candidates = {"planes": to_planes(array)}
@@ -49,61 +70,68 @@ def encode(array: np.ndarray) -> tuple[str, bytes]:
     return best, candidates[best]
 
 
-def decode(data: bytes, dtype: str, length: int, encoding: str) -> np.ndarray:
-    values = from_planes(data, dtype, length)
+def encode_column(array: np.ndarray, log8: bool) -> tuple[dict, bytes]:
+    array = np.ascontiguousarray(array)
+    encoding, data = encode(to_log8(array) if log8 else array)
+    layout = {"dtype": array.dtype.str, "length": int(len(array)),
+              "encoding": f"log8-{encoding}" if log8 else encoding}  # fmt: skip
+    return layout, data
+
+
+def decode(data: bytes, layout: dict) -> np.ndarray:
+    """The column's values from its stored bytes and its `column_layout` entry."""
+    lossy = layout["encoding"].startswith("log8-")
+    encoding = layout["encoding"].removeprefix("log8-")
+    stored = from_planes(data, "<i4" if lossy else layout["dtype"], layout["length"])
     if encoding == "delta-planes":
-        values = np.cumsum(values, dtype=values.dtype)
+        stored = np.cumsum(stored, dtype=stored.dtype)
     elif encoding != "planes":
-        raise ValueError(f"unknown encoding {encoding!r}")
-    return values
+        raise ValueError(f"unknown encoding {layout['encoding']!r}")
+    return from_log8(stored, layout["dtype"]) if lossy else stored
 
 
 def sha256_bytes(data: bytes) -> str:
     return hashlib.sha256(data).hexdigest()
 
 
+def zip_members(members: dict[str, bytes]) -> bytes:
+    buffer = io.BytesIO()
+    with zipfile.ZipFile(buffer, "w", compression=zipfile.ZIP_LZMA) as archive:
+        for name, payload in members.items():
+            info = zipfile.ZipInfo(name, date_time=FIXED_DATE)
+            archive.writestr(info, payload, compress_type=zipfile.ZIP_LZMA)
+    return buffer.getvalue()
+
+
 def write_shared_column(path: Path, array: np.ndarray) -> str:
     """Store a column many runs share (once); an existing copy must hold the same values."""
-    buffer = io.BytesIO()
-    np.save(buffer, np.ascontiguousarray(array), allow_pickle=False)
-    data = buffer.getvalue()
+    layout, values = encode_column(array, log8=False)
+    data = zip_members({"layout.json": json.dumps(layout, sort_keys=True).encode(),
+                        "values.col": values})  # fmt: skip
     if path.exists():
         if path.read_bytes() != data:
             raise RawFileError(f"{path}: a run produced different values for a shared column")
-        return sha256_bytes(data)
-    _atomic_write(path, data)
+    else:
+        _atomic_write(path, data)
     return sha256_bytes(data)
 
 
-def write_run(
-    path: Path, meta: dict, columns: dict | None = None, shared: dict[str, Path] | None = None
-) -> None:
+def write_run(path, meta: dict, columns=None, shared=None, log8=()) -> None:
     """Write one run atomically. `shared` maps column names to files stored beside the runs
-    (written once); those columns are not repeated inside the run file."""
-    path, columns, shared = Path(path), dict(columns or {}), shared or {}
-    layout, shared_refs = {}, {}
-    for name, target in sorted(shared.items()):
+    (written once, not repeated in the run file); columns named in `log8` are kept to 8
+    significant bits (see `to_log8`)."""
+    path, columns = Path(path), dict(columns or {})
+    shared_refs = {}
+    for name, target in sorted((shared or {}).items()):
         digest = write_shared_column(Path(target), np.asarray(columns.pop(name)))
         shared_refs[name] = {"file": os.path.relpath(target, path.parent), "sha256": digest}
-    members = {}
+    layout, members = {}, {}
     for name in sorted(columns):
-        array = np.ascontiguousarray(columns[name])
-        encoding, data = encode(array)
-        layout[name] = {"dtype": array.dtype.str, "length": int(len(array)), "encoding": encoding}
-        members[f"{name}.col"] = data
-    body = {
-        "format": FORMAT,
-        **meta,
-        "columns": sorted(layout) + sorted(shared_refs),
-        "column_layout": layout,
-        "shared_columns": shared_refs,
-    }
-    buffer = io.BytesIO()
-    with zipfile.ZipFile(buffer, "w", compression=zipfile.ZIP_LZMA) as archive:
-        archive.writestr("meta.json", json.dumps(body, indent=1, sort_keys=True))
-        for member, data in members.items():
-            archive.writestr(member, data)
-    _atomic_write(path, buffer.getvalue())
+        layout[name], members[f"{name}.col"] = encode_column(columns[name], name in log8)
+    body = {"format": FORMAT, **meta, "columns": sorted(layout) + sorted(shared_refs),
+            "column_layout": layout, "shared_columns": shared_refs}  # fmt: skip
+    meta_bytes = json.dumps(body, indent=1, sort_keys=True).encode()
+    _atomic_write(path, zip_members({"meta.json": meta_bytes, **members}))
 
 
 def _atomic_write(path: Path, data: bytes) -> None:
@@ -116,14 +144,18 @@ def _atomic_write(path: Path, data: bytes) -> None:
     os.replace(tmp, path)
 
 
+UNREADABLE = (OSError, zipfile.BadZipFile, KeyError, ValueError, EOFError, lzma.LZMAError)
+
+
 def read_meta(path: Path) -> dict:
     try:
         with zipfile.ZipFile(path) as archive:
             meta = json.loads(archive.read("meta.json"))
-    except (OSError, zipfile.BadZipFile, KeyError, ValueError, EOFError, lzma.LZMAError) as error:
+    except UNREADABLE as error:
         raise RawFileError(f"{path}: cannot read meta.json ({error})") from error
     if meta.get("format") != FORMAT:
-        raise RawFileError(f"{path}: field 'format' is {meta.get('format')!r}, expected {FORMAT!r}")
+        raise RawFileError(f"{path}: field 'format' is {meta.get('format')!r}, "
+                           f"expected {FORMAT!r}")  # fmt: skip
     return meta
 
 
@@ -131,11 +163,12 @@ def read_shared_column(path: Path, name: str, ref: dict) -> np.ndarray:
     target = Path(path).parent / ref["file"]
     try:
         data = target.read_bytes()
-    except OSError as error:
-        raise RawFileError(f"{path}: shared column {name!r} file {target}: {error}") from error
-    if sha256_bytes(data) != ref["sha256"]:
-        raise RawFileError(f"{path}: shared column {name!r} file {target} has a wrong sha256")
-    return np.load(io.BytesIO(data), allow_pickle=False)
+        if sha256_bytes(data) != ref["sha256"]:
+            raise RawFileError(f"{path}: shared column {name!r} in {target}: wrong sha256")
+        with zipfile.ZipFile(io.BytesIO(data)) as archive:
+            return decode(archive.read("values.col"), json.loads(archive.read("layout.json")))
+    except UNREADABLE as error:
+        raise RawFileError(f"{path}: shared column {name!r} in {target}: {error}") from error
 
 
 def read_run(path: Path) -> tuple[dict, dict[str, np.ndarray]]:
@@ -145,13 +178,8 @@ def read_run(path: Path) -> tuple[dict, dict[str, np.ndarray]]:
     try:
         with zipfile.ZipFile(path) as archive:
             for name, layout in meta["column_layout"].items():
-                columns[name] = decode(
-                    archive.read(f"{name}.col"),
-                    layout["dtype"],
-                    layout["length"],
-                    layout["encoding"],
-                )
-    except (KeyError, ValueError, OSError, EOFError, zipfile.BadZipFile, lzma.LZMAError) as error:
+                columns[name] = decode(archive.read(f"{name}.col"), layout)
+    except UNREADABLE as error:
         raise RawFileError(f"{path}: cannot read column data ({error})") from error
     for name, ref in meta.get("shared_columns", {}).items():
         columns[name] = read_shared_column(path, name, ref)

@@ -123,13 +123,9 @@ def execute(context: Context, run: dict, echo) -> None:
         if not path.exists():
             raise RunFailed(f"{run['kind']} finished without writing {path}")
         return
-    extra, columns, *shared = result
-    rawio.write_run(
-        run_path(context.campaign_dir, run["run_id"]),
-        {**meta, **extra},
-        columns,
-        shared=shared[0] if shared else None,
-    )
+    extra, columns, shared, log8 = result if len(result) == 4 else (*result, None, ())
+    path = run_path(context.campaign_dir, run["run_id"])
+    rawio.write_run(path, {**meta, **extra}, columns, shared=shared, log8=log8)
 
 
 def record_failure(folder: Path, run: dict, reason: str) -> None:
