@@ -204,3 +204,17 @@ def test_a_runtime_file_altered_or_missing_is_refused(tmp_path, monkeypatch):
     assert any("pinned sha256" in line for line in vendor.problems(pin))
     with pytest.raises(vendor.VendorError):
         vendor.install_into(tmp_path / "site")
+
+
+def test_pages_render_when_every_named_figure_is_absent(site):
+    """A campaign with rounds missing lacks figures; pages must say so, not fail the build."""
+    import json
+
+    sys.path.insert(0, str(ROOT))
+    from generator import pages
+
+    results = json.loads((site / "assets" / "data" / "results.json").read_text())
+    results["figures"] = {}
+    rendered = pages.page_outputs(results, PAGES)
+    assert "index.md" in rendered
+    assert "not in this campaign" in rendered["guesses.md"].decode()
