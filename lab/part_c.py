@@ -411,11 +411,10 @@ def run_for_campaign(context, run: dict) -> tuple[dict, dict]:
     (meta, columns) for the raw file (the runner adds the base metadata)."""
     from lab import artifacts, machine, part_c_breakdown, runs
     from lab.arrivals import customer_offset
-    from lab.serviceproc import ServiceProcess
 
     seed = run_seed(context.seed, run["run_index"])
     reps = part_c_breakdown.DEFAULT_REPS
-    with ServiceProcess(cpu=context.cpu) as service:
+    with runs.service(context, {"batcher": "none", "max_batch": 0, "max_wait_ms": 0.0}) as service:
         arguments = [
             "partc",
             "--one-run",

@@ -41,7 +41,8 @@ def from_planes(data: bytes, dtype: str, length: int) -> np.ndarray:
 
 def to_log8(values: np.ndarray) -> np.ndarray:
     """Integer durations kept to 8 significant bits: exact below 256, relative error at most
-    1/256 (0.4%) above. Code = exponent × 256 + mantissa (value = mantissa << exponent), sign kept."""
+    1/256 (0.4%) above. Code = exponent × 256 + mantissa (value = mantissa << exponent),
+    sign kept."""
     values = np.asarray(values, dtype=np.int64)
     magnitude = np.abs(values)
     exponent = np.zeros(len(values), dtype=np.int64)

@@ -8,6 +8,7 @@ campaign goes on; too many failures in a row stop it.
 """
 
 import argparse
+import contextlib
 import os
 import re
 import statistics
@@ -20,6 +21,7 @@ from lab.design import PROFILES
 from lab.progress import Progress
 from lab.runs import EXECUTORS, WRITES_OWN_FILE, Context, RunFailed
 from lab.schedule import build_schedule
+from lab.serviceproc import ServiceError
 
 NAME_PATTERN = re.compile(r"^[A-Za-z0-9][A-Za-z0-9._-]{0,80}$")
 
@@ -141,7 +143,7 @@ def record_failure(folder: Path, run: dict, reason: str) -> None:
     rawio.write_json(path, failures)
 
 
-def pin_runner_away_from(cpu: int | None) -> None:
+def pin_runner_away_from(cpu: int | None) -> set[int]:
     """Keep the orchestrator off the measurement core."""
     cores = set(range(os.cpu_count() or 1))
     if cpu is not None and cpu not in cores:
@@ -149,6 +151,7 @@ def pin_runner_away_from(cpu: int | None) -> None:
     others = (cores - {cpu}) if cpu is not None else set()
     if others:
         os.sched_setaffinity(0, others)
+    return others
 
 
 def run_campaign(
@@ -160,24 +163,49 @@ def run_campaign(
     echo=print,
 ) -> dict:
     folder = campaign_dir(name)
-    pin_runner_away_from(cpu)
+    runner_cores = pin_runner_away_from(cpu)
     header = open_campaign(folder, profile_name, seed, cpu)
     remove_stale_temporaries(folder)
     schedule = load_schedule(folder, profile_name, header["seed"])
     context = Context(name, folder, cpu, PROFILES[profile_name], header["seed"])
     todo = [run for run in schedule if not run_path(folder, run["run_id"]).exists()]
     progress = Progress(len(schedule), len(schedule) - len(todo), echo)
+    with start_launcher(runner_cores, progress) as context.launcher:
+        failed = run_all(context, schedule, todo, progress, max_failures_in_row)
+    progress.finish()
+    missing = [r["run_id"] for r in schedule if not run_path(folder, r["run_id"]).exists()]
+    return {"campaign": name, "runs": len(schedule), "missing": missing, "failed": failed}
+
+
+@contextlib.contextmanager
+def start_launcher(runner_cores: set, progress):
+    """The pre-loaded launcher that forks each run's fresh service; without it (it failed to
+    start) every service is started with `python -m lab serve`, only slower."""
+    from lab.launcher import Launcher
+
+    try:
+        launcher = Launcher(cores=runner_cores or None)
+    except (OSError, ServiceError) as error:
+        progress.note(f"no pre-loaded launcher ({error}); services start the slow way")
+        yield None
+        return
+    with launcher:
+        yield launcher
+
+
+def run_all(context, schedule, todo, progress, max_failures_in_row) -> list[str]:
+    """Run every run still to do; a failed run is recorded and the campaign goes on."""
     failures_in_row, failed = 0, []
     for run in todo:
-        context.saturation_s = saturation_from_runs(folder, schedule)
+        context.saturation_s = saturation_from_runs(context.campaign_dir, schedule)
         started = time.monotonic()
         try:
             execute(context, run, lambda line: progress.note(line))
             failures_in_row = 0
             progress.done(run["run_id"], time.monotonic() - started, ok=True)
-        except (RunFailed, OSError, TimeoutError, rawio.RawFileError) as error:
+        except (RunFailed, ServiceError, OSError, TimeoutError, rawio.RawFileError) as error:
             reason = f"{type(error).__name__}: {error}"
-            record_failure(folder, run, reason)
+            record_failure(context.campaign_dir, run, reason)
             failed.append(run["run_id"])
             failures_in_row += 1
             progress.done(run["run_id"], time.monotonic() - started, ok=False, reason=reason)
@@ -186,9 +214,7 @@ def run_campaign(
                     f"{failures_in_row} runs failed in a row (last: {reason}); stopped. "
                     f"Fix the cause and run the same command again to resume"
                 ) from error
-    progress.finish()
-    missing = [r["run_id"] for r in schedule if not run_path(folder, r["run_id"]).exists()]
-    return {"campaign": name, "runs": len(schedule), "missing": missing, "failed": failed}
+    return failed
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:

@@ -337,8 +337,6 @@ def add_arguments(parser) -> None:
 
 
 def main(args) -> int:
-    import uvicorn  # only `serve` needs it
-
     try:
         app = create_app(
             args.batcher, args.max_batch, args.max_wait_ms, max_records=args.max_records
@@ -346,14 +344,22 @@ def main(args) -> int:
     except ValueError as error:
         print(f"lab serve: {error}", file=sys.stderr)
         return 2
+    run_uvicorn(app, args.host, args.port)
+    return 0
+
+
+def run_uvicorn(app, host: str, port: int) -> None:
+    """Serve `app` until SIGTERM (also used by lab/launcher.py's pre-loaded services)."""
+    import uvicorn
+
     # The model and the app are loaded for good: move them out of the garbage collector's
     # sight, so a collection does not walk ~150k long-lived objects in the middle of a request.
     gc.collect()
     gc.freeze()
     uvicorn.run(
         app,
-        host=args.host,
-        port=args.port,
+        host=host,
+        port=port,
         loop="uvloop",
         http="httptools",
         workers=1,
@@ -363,4 +369,3 @@ def main(args) -> int:
         backlog=4096,
         lifespan="on",
     )
-    return 0

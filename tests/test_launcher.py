@@ -1,0 +1,53 @@
+"""Services forked by the pre-loaded launcher are fresh, pinned and answer to the bit like
+`python -m lab serve`. Run: `.venv/bin/pytest tests/test_launcher.py`.
+"""
+
+import http.client
+import json
+import os
+
+from lab.launcher import Launcher
+from lab.serviceproc import ServiceProcess
+
+IDS = [1, 2, 17, 23570]
+
+
+def probabilities(port: int) -> list[float]:
+    connection = http.client.HTTPConnection("127.0.0.1", port, timeout=10)
+    found = []
+    for customer_id in IDS:
+        connection.request("POST", "/predict", body=json.dumps({"customer_id": customer_id}),
+                           headers={"content-type": "application/json"})  # fmt: skip
+        response = connection.getresponse()
+        assert response.status == 200
+        found.append(json.loads(response.read())["probability"])
+    connection.close()
+    return found
+
+
+def test_launched_services_are_fresh_pinned_and_bit_equal_to_exec_started_ones():
+    with ServiceProcess("queue", 32, 2.0) as started:
+        expected = probabilities(started.port)
+    with Launcher({0}) as launcher:
+        pids = []
+        for _ in range(2):
+            with launcher.service("queue", 32, 2.0, cpu=1) as service:
+                assert os.sched_getaffinity(service.pid) == {1}
+                assert service.batches() == {"size": [], "first_wait_us": []}  # fresh batcher
+                assert probabilities(service.port) == expected
+                assert sum(service.batches()["size"]) == len(IDS)
+                pids.append(service.pid)
+            assert not os.path.exists(f"/proc/{pids[-1]}")  # stopped and reaped
+        assert pids[0] != pids[1]
+
+
+def test_a_setting_outside_the_design_is_a_clear_error():
+    with Launcher({0}) as launcher:
+        service = launcher.service("queue", 1, 2.0, cpu=None)
+        try:
+            service.start()
+        except Exception as error:  # noqa: BLE001 (the message is what is checked)
+            assert "W" in str(error) or "wait" in str(error).lower()
+        else:
+            service.stop()
+            raise AssertionError("B=1 with W=2 was accepted")
