@@ -24,6 +24,15 @@ def cpu_model() -> str:
     return platform.processor() or platform.machine()
 
 
+def machine_id() -> str | None:
+    """/etc/machine-id: tells two machines of the same kind apart (when their images differ)."""
+    try:
+        with open("/etc/machine-id") as handle:
+            return handle.read().strip() or None
+    except OSError:
+        return None
+
+
 def fingerprint() -> dict:
     """What must stay the same for runs to belong in one campaign."""
     versions = {}
@@ -38,6 +47,7 @@ def fingerprint() -> dict:
         "machine": platform.machine(),
         "kernel": platform.release(),
         "python": platform.python_version(),
+        "machine_id": machine_id(),
         "libraries": versions,
     }
 
