@@ -25,17 +25,21 @@ def load_lookup(path: Path):
 
 
 def six_cases(results: dict) -> list[tuple[str, str]]:
-    """Six measured (setting, rate key) pairs spread over the settings and the rates."""
+    """Up to six measured (setting, rate key) pairs, walking settings and rates together so
+    that every setting and every rate shows up when there are few of them."""
     settings = results["part_b"]["settings"]
-    measured = [
-        (name, rate)
-        for rate in results["design"]["rate_multiples"]
-        for name in results["design"]["settings"]
-        if name != "none" and settings[name]["rates"].get(rate, {}).get("rounds")
-    ]
-    if len(measured) <= 6:
-        return measured
-    return [measured[(index * len(measured)) // 6] for index in range(6)]
+    names = [n for n in results["design"]["settings"] if n != "none"]
+    rates = results["design"]["rate_multiples"]
+    cases = []
+    for index in range(len(names) * len(rates)):
+        name = names[index % len(names)]
+        rate = rates[(index + index // len(names)) % len(rates)]
+        measured = settings[name]["rates"].get(rate, {}).get("rounds")
+        if measured and (name, rate) not in cases:
+            cases.append((name, rate))
+        if len(cases) == 6:
+            break
+    return cases
 
 
 def numbers_in(value, into: list) -> list:
