@@ -1,6 +1,7 @@
 """Read one campaign folder (data/raw/<campaign>/) with clear, one-line errors.
 
-Chooses the campaign (asked, else the newest complete `full`, else the newest), reads
+Chooses the campaign (asked, else the newest complete `full`, else the newest complete,
+else the newest), reads
 campaign.json, schedule.json and failures.json, lists missing runs, and reads each run file
 checking that the fields and columns its kind needs are there. Used by
 `python -m generator build`; errors are DataError("<file>: <what is wrong>").
@@ -149,7 +150,8 @@ def open_campaign(folder: Path, chosen: str) -> Campaign:
 
 
 def choose_campaign(raw_dir: Path, name: str | None = None) -> Campaign:
-    """The asked campaign, else the newest complete full one, else the newest one."""
+    """The asked campaign, else the newest complete full one, else the newest complete one
+    (so a campaign still running does not replace a finished one), else the newest."""
     raw_dir = Path(raw_dir)
     if name:
         folder = raw_dir / name
@@ -161,11 +163,13 @@ def choose_campaign(raw_dir: Path, name: str | None = None) -> Campaign:
         raise DataError(f"{raw_dir}: no campaign folder (none holds a campaign.json)")
     campaigns = [open_campaign(folder, "newest") for folder in folders]
     campaigns.sort(key=lambda c: (str(c.info.get("started_at", "")), c.name))
-    full = [c for c in campaigns if c.info["profile"] == "full" and c.complete]
-    if full:
-        full[-1].chosen = "newest complete full"
-        return full[-1]
-    return campaigns[-1]
+    complete = [c for c in campaigns if c.complete]
+    full = [c for c in complete if c.info["profile"] == "full"]
+    for choice, label in ((full, "newest complete full"), (complete, "newest complete")):
+        if choice:
+            choice[-1].chosen = label
+            return choice[-1]
+    return campaigns[-1]  # a campaign still running, when no campaign is complete
 
 
 def read_meta(path: Path) -> dict:

@@ -250,7 +250,19 @@ def test_the_newest_complete_full_campaign_is_chosen(tmp_path):
     assert (chosen.name, chosen.chosen) == ("a-full", "newest complete full")
     shutil.rmtree(tmp_path / "a-full")
     chosen = load.choose_campaign(tmp_path)
-    assert (chosen.name, chosen.chosen) == ("c-quick", "newest")
+    assert (chosen.name, chosen.chosen) == ("c-quick", "newest")  # none is complete
+    shutil.copytree(source, tmp_path / "d-quick-done")
+    schedule_path = tmp_path / "d-quick-done" / "schedule.json"
+    schedule = json.loads(schedule_path.read_text())
+    runs = tmp_path / "d-quick-done" / "runs"
+    done = [e for e in schedule if (runs / f"{e['run_id']}{rawio.SUFFIX}").exists()]
+    schedule_path.write_text(json.dumps(done))
+    info_path = tmp_path / "d-quick-done" / "campaign.json"
+    info = json.loads(info_path.read_text())
+    info["started_at"] = "2025-12-01"  # older than the running ones
+    info_path.write_text(json.dumps(info))
+    chosen = load.choose_campaign(tmp_path)
+    assert (chosen.name, chosen.chosen) == ("d-quick-done", "newest complete")
     assert load.choose_campaign(tmp_path, "b-full-partial").chosen == "asked"
     with pytest.raises(load.DataError, match="no such campaign"):
         load.choose_campaign(tmp_path, "nope")
