@@ -23,7 +23,8 @@ from lab import rawio
 
 RELATIVE_TOLERANCE = 1e-4
 KEEP_SHARE = 0.95
-CELL_ONLY = ("arrival_rate", "offered_rate")  # published per cell only, not per round
+# published per cell only, not per round (see SCHEMA.md)
+CELL_ONLY = ("arrival_rate", "offered_rate", "p90_ms", "max_ms", "send_lag_us_p99", "batches")
 
 
 class Disagreement(Exception):

@@ -180,7 +180,9 @@ def queue_metrics(columns: dict) -> dict:
 # --- Part B: a cell (one setting at one rate, several rounds) ------------------------
 
 
-CELL_ONLY = ("arrival_rate", "offered_rate")
+# Published per cell (median of rounds) but not per round, to keep results.json small:
+# the asked rate is the same in every round, and the rest are checks rather than results.
+CELL_ONLY = ("arrival_rate", "offered_rate", "p90_ms", "max_ms", "send_lag_us_p99", "batches")
 
 
 def cell_summary(runs_by_round: dict[int, dict], scheduled_rounds: list[int]) -> dict:
@@ -193,7 +195,7 @@ def cell_summary(runs_by_round: dict[int, dict], scheduled_rounds: list[int]) ->
         if name == "batch_size_counts":
             continue
         values = [runs_by_round[r].get(name) for r in rounds]
-        if name not in CELL_ONLY:  # same in every round, or requests / window_s: size
+        if name not in CELL_ONLY:
             by_round[name] = values
         present = [v for v in values if v is not None]
         if name != "keeps_up" and present:
