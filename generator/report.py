@@ -1,11 +1,10 @@
 """The report: recompute every published number from the raw files and compare.
 
 A SEPARATE code path on purpose: it reads the run files itself (lab.rawio decodes them), has
-its own percentile
-(integer nearest-rank), its own medians (statistics.median) and its own figure formulas,
-and never imports generator.stats, generator.results or generator.figures. Counts and
-yes/no values must match exactly; floats within RELATIVE_TOLERANCE (results.json rounds to
-5 significant digits, an error of at most 5e-5). Run:
+its own percentile (integer nearest-rank), its own medians (statistics.median) and its own
+figure formulas (report_figures.py), and never imports generator.stats, results or figures.
+Counts and yes/no values must match exactly; floats within RELATIVE_TOLERANCE (results.json
+rounds to 5 significant digits, an error of at most 5e-5). Run:
 `python -m generator report [--campaign NAME] [--raw data/raw] [--results FILE]`
 Exit 0 when everything agrees, 1 naming the first disagreeing figure, 2 on unreadable data.
 """
@@ -34,7 +33,7 @@ class Disagreement(Exception):
 # --- reading raw files (not through generator.load) ------------------------------------
 
 
-def read_zip(path: Path) -> tuple[dict, dict]:
+def read_run_file(path: Path) -> tuple[dict, dict]:
     """Decoding the documented raw format is not arithmetic: lab.rawio's reader is used."""
     return rawio.read_run(path)
 
@@ -167,7 +166,7 @@ def load_campaign(raw: Path, name: str | None, results: dict) -> dict:
     for entry in schedule:
         path = folder / "runs" / f"{entry['run_id']}.run.zip"
         if path.exists():
-            runs[entry["run_id"]] = (entry, *read_zip(path))
+            runs[entry["run_id"]] = (entry, *read_run_file(path))
     info = json.loads((folder / "campaign.json").read_text())
     return {"name": name, "schedule": schedule, "runs": runs, "info": info}
 
