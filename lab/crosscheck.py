@@ -131,15 +131,21 @@ class CoreWatch:
 
     def _sample(self) -> tuple[float, ...]:
         return (time.monotonic(), core_busy_s(self.cpu), process_cpu_s(self.service_pid),
-                children_cpu_s())  # fmt: skip
+                children_cpu_s(), self._other_cores_busy_s())  # fmt: skip
+
+    def _other_cores_busy_s(self) -> float:
+        # The two vCPUs of a small VM may be hyperthreads of one physical core: work on the
+        # "other" core can slow the measured one, so how busy it was is recorded too.
+        others = set(range(os.cpu_count() or 1)) - {self.cpu}
+        return sum(core_busy_s(cpu) for cpu in others)
 
     def __enter__(self) -> "CoreWatch":
         self.start = self._sample()
         return self
 
     def __exit__(self, *exc) -> None:
-        wall, busy, service, client = (b - a for a, b in zip(self.start, self._sample(),
-                                                             strict=True))  # fmt: skip
+        wall, busy, service, client, other_cores = (
+            b - a for a, b in zip(self.start, self._sample(), strict=True))  # fmt: skip
         others = max(busy - service - client, 0.0)
         self.found = {
             "wall_s": round(wall, 3),
@@ -147,6 +153,7 @@ class CoreWatch:
             "service_cpu_s": round(service, 3),
             "client_cpu_s": round(client, 3),
             "others_share": round(others / wall, 4) if wall else 0.0,
+            "other_cores_busy_share": round(other_cores / wall, 4) if wall else 0.0,
         }
 
 

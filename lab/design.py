@@ -21,8 +21,12 @@ libraries and loaded the model once (lab/launcher.py), then moved to the measure
 the load client is a new pinned process too. Part B's per-request durations are stored to 8
 significant bits (within 0.4%; exact below 256 µs) to keep the raw data compact.
 
-Quiet rule: before every run the measurement core is ≥ 95% idle over 2 s (retried); load
-and steal are recorded before and after each run.
+Quiet rule: before every run the measurement core is ≥ 95% idle over 2 s, and the other
+core ≥ 80% idle (the two vCPUs of a small VM may be hyperthreads of one physical core: on
+2026-11-29 a trial of Part A ran up to 2× slower while other work ran on the other core);
+retried for up to two minutes, then the run goes ahead recorded as not quiet. Load, steal,
+both cores' idle shares and, during the run, the share of the measurement core that
+anything else took are recorded.
 
 Told apart: for two settings measured on the same arrivals, take the paired difference per
 round; they are told apart when all rounds agree in sign (5 of 5 in the full profile).
