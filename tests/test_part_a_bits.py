@@ -2,6 +2,7 @@
 
 Run: `.venv/bin/pytest tests/test_part_a_bits.py`.
 """
+
 import os
 import subprocess
 import sys
