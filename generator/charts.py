@@ -404,6 +404,114 @@ def batch_sizes(results: dict, rate: str) -> dict:
     }
 
 
+# --- Part C, the batch route ------------------------------------------------------------------
+
+
+def runs_text(values, unit: str) -> str:
+    return "runs: " + ", ".join(show(v, unit) for v in values)
+
+
+def part_c_time_per_record(results: dict) -> dict:
+    """Time per record against chunk size; the loop of /predict as a flat reference line."""
+    part_c = results["part_c"]
+    methods = part_c["by_method"]
+    chunks = [k for k in part_c["methods"] if k != "loop"]
+    traces = [
+        {
+            "type": "scatter",
+            "mode": "lines+markers",
+            "name": "/predict_batch",
+            "x": [int(k) for k in chunks],
+            "y": [methods[k]["per_record_us"] for k in chunks],
+            "text": [
+                f"chunks of {k}: {show(methods[k]['per_record_us'], 'µs')} per record, "
+                f"{show(methods[k]['wall_ms'], 'ms')} for {part_c['records']:,} records<br>"
+                f"{runs_text(methods[k]['per_record_us_runs'], 'µs')}"
+                for k in chunks
+            ],
+            "hovertemplate": "%{text}<extra></extra>",
+        }
+    ]
+    if "loop" in methods and chunks:
+        loop = methods["loop"]
+        traces.append(
+            {
+                "type": "scatter",
+                "mode": "lines",
+                "name": "loop of /predict (reference)",
+                "x": [int(chunks[0]), int(chunks[-1])],
+                "y": [loop["per_record_us"]] * 2,
+                "line": {"dash": "dash"},
+                "text": [
+                    f"loop of /predict: {show(loop['per_record_us'], 'µs')} per record<br>"
+                    f"{runs_text(loop['per_record_us_runs'], 'µs')}"
+                ]
+                * 2,
+                "hovertemplate": "%{text}<extra></extra>",
+            }
+        )
+    return {
+        "data": traces,
+        "layout": layout(
+            f"Scoring {part_c['records']:,} records: time per record against chunk size",
+            axis("records per /predict_batch call (log scale)", log=True),
+            axis("time per record (µs, log scale)", log=True),
+        ),
+    }
+
+
+BREAKDOWN_PARTS = (
+    ("ready", "read, check, look up (/predict)"),
+    ("parse", "parse"),
+    ("validate", "validate"),
+    ("lookup", "look up features"),
+    ("queued", "wait for the model"),
+    ("model", "model"),
+    ("serialize", "serialize"),
+    ("outside", "outside the handler"),
+)
+
+
+def part_c_breakdown(results: dict) -> dict:
+    """Where one call's time goes, as shares of its stacked parts (medians, µs in hover)."""
+    breakdown = results["part_c"]["breakdown"]
+    routes = [("single", "one /predict call"), ("batch", None)]
+    labels = [
+        label or f"one /predict_batch call of {breakdown[key]['records']:,} records"
+        for key, label in routes
+    ]
+    traces = []
+    for part, label in BREAKDOWN_PARTS:
+        values = [breakdown[key].get(f"{part}_us") for key, _ in routes]
+        if all(v is None for v in values):
+            continue
+        traces.append(
+            {
+                "type": "bar",
+                "name": label,
+                "x": labels,
+                "y": values,
+                "text": [
+                    f"{name}: {label} {show(v, 'µs')} (median) of a round trip of "
+                    f"{show(breakdown[key]['round_trip_us'], 'µs')}"
+                    for name, v, (key, _) in zip(labels, values, routes, strict=True)
+                ],
+                "hovertemplate": "%{text}<extra></extra>",
+                "textposition": "none",
+            }
+        )
+    return {
+        "data": traces,
+        "layout": layout(
+            "Where a call's time goes at the HTTP boundary (share of the parts, medians)",
+            axis("call"),
+            axis("share of the call's time (%)", ticksuffix="%"),
+            barmode="stack",
+            barnorm="percent",
+        ),
+    }
+
+
 # --- all charts -----------------------------------------------------------------------------
 
 
@@ -426,4 +534,7 @@ def all_charts(results: dict) -> dict:
         charts["batch_sizes_busy"] = batch_sizes(results, busy)
     if results.get("waits"):
         charts["wait_vs_W"] = wait_vs_w(results)
+    if "part_c" in results:
+        charts["part_c_time_per_record"] = part_c_time_per_record(results)
+        charts["part_c_breakdown"] = part_c_breakdown(results)
     return {name: spec for name, spec in charts.items() if spec and spec["data"]}

@@ -367,6 +367,78 @@ def top_rate_figures(results: dict) -> list:
     ]
 
 
+def part_c_figures(results: dict) -> list:
+    """Per-record time and speedup of every method, the bits, and the model's share of the
+    boundary time for one /predict call and one batch call."""
+    methods = get(results, "part_c", "by_method")
+    rows = []
+    for key, method in methods.items():
+        prefix = "part_c_loop" if key == "loop" else f"part_c_chunk_{key}"
+        label = "the loop of /predict" if key == "loop" else f"/predict_batch, chunks of {key}"
+        rows.append(
+            (
+                f"{prefix}_us_per_record",
+                "µs",
+                f"time per record, {label}",
+                lambda r, m=method: m["per_record_us"],
+            )
+        )
+        if key != "loop":
+            rows.append(
+                (
+                    f"part_c_speedup_{key}",
+                    "×",
+                    f"loop wall time / {label} wall time",
+                    lambda r, m=method: known(m["speedup"]),
+                )
+            )
+    rows += [
+        (
+            "part_c_records",
+            "records",
+            "customers scored by every method",
+            lambda r: get(r, "part_c", "records"),
+        ),
+        (
+            "part_c_bits_all_equal",
+            "yes/no",
+            "every method gave the loop's scores to the bit, no record lost",
+            lambda r: get(r, "part_c", "bits", "all_equal"),
+        ),
+        (
+            "part_c_model_share_single",
+            "share",
+            "model's share of one /predict call's round trip",
+            lambda r: get(r, "part_c", "breakdown", "single", "model_share"),
+        ),
+        (
+            "part_c_model_share_batch",
+            "share",
+            "model's share of one batch call's round trip",
+            lambda r: get(r, "part_c", "breakdown", "batch", "model_share"),
+        ),
+        (
+            "part_c_round_trip_us_single",
+            "µs",
+            "round trip of one /predict call (median)",
+            lambda r: get(r, "part_c", "breakdown", "single", "round_trip_us"),
+        ),
+        (
+            "part_c_model_us_single",
+            "µs",
+            "model time inside one /predict call (median)",
+            lambda r: get(r, "part_c", "breakdown", "single", "model_us"),
+        ),
+        (
+            "part_c_exchange_aligned",
+            "yes/no",
+            "the captured batch exchange is aligned",
+            lambda r: get(r, "part_c", "example", "aligned"),
+        ),
+    ]
+    return rows
+
+
 def batched_p99s(results: dict) -> list:
     values = sorted(
         s["rates"][BUSY]["p99_ms"]
@@ -379,7 +451,7 @@ def batched_p99s(results: dict) -> list:
 def table(results: dict) -> list:
     """Every figure row this campaign can have a go at: (name, unit, what, function)."""
     rows = fixed_figures()
-    for family in (part_a_figures, setting_figures, top_rate_figures):
+    for family in (part_a_figures, setting_figures, top_rate_figures, part_c_figures):
         try:
             rows += family(results)
         except Absent:

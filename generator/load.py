@@ -14,7 +14,6 @@ from pathlib import Path
 from lab import rawio
 
 # Meta fields (dotted = nested) and column groups (equal length within a group) per kind.
-# A new kind (part_c, issue 7) adds its entry here and a section builder in results.py.
 REQUIRED_META = {
     "part_a": ("run_index", "calls_per_size"),
     "bits": ("rows", "sizes", "results"),
@@ -36,6 +35,19 @@ REQUIRED_META = {
         "setting.max_wait_ms",
         "setting.name",
     ),
+    "part_c": (
+        "run_index",
+        "records",
+        "chunks",
+        "bits.mismatches",
+        "bits.errors",
+        "bits.all_equal",
+        "breakdown.batch_records",
+        "example_exchange.request_body",
+        "example_exchange.response_body",
+        "example_exchange.status",
+        "example_exchange.record_kinds",
+    ),
 }
 REQUIRED_COLUMNS = {
     "part_a": (("size", "call_ns"),),
@@ -51,6 +63,19 @@ REQUIRED_COLUMNS = {
             "model_us",
         ),
         ("batches_size", "batches_first_wait_us"),
+    ),
+    "part_c": (
+        (
+            "method_chunk",
+            "method_records",
+            "method_calls",
+            "method_wall_ns",
+            "method_errors",
+            "method_mismatches",
+        ),
+        ("breakdown_route", "breakdown_records", "breakdown_round_trip_us", "breakdown_outside_us")
+        + tuple(f"breakdown_{s}_us" for s in ("ready", "queued", "parse", "validate", "lookup"))
+        + tuple(f"breakdown_{s}_us" for s in ("model", "serialize")),
     ),
 }
 CAMPAIGN_FIELDS = ("campaign", "profile", "design")

@@ -2,7 +2,8 @@
 
 Reads each run once, summarises it with generator.stats, and assembles the sections
 described in generator/SCHEMA.md: campaign, design, methods, missing, quiet, part_a, bits,
-saturation, part_b, paired, waits, figures, guesses. Run through `python -m generator build`.
+saturation, part_b, paired, waits, part_c, figures, guesses.
+Run through `python -m generator build`.
 """
 
 import json
@@ -14,7 +15,7 @@ from generator import figures, stats
 from generator.load import Campaign, DataError, need, read_meta, read_run
 
 SCHEMA_VERSION = 1
-PUBLISHED_KINDS = ("part_a", "bits", "saturation", "part_b")
+PUBLISHED_KINDS = ("part_a", "bits", "saturation", "part_b", "part_c")
 HALF_S = "0.5"
 
 
@@ -291,6 +292,72 @@ def waits_section(part_b: dict) -> dict | None:
     return {"rate": HALF_S, "by_setting": chosen} if chosen else None
 
 
+# --- Part C, the batch route -------------------------------------------------------------
+
+EXCHANGE_KEYS = ("route", "record_kinds", "request_body", "response_body", "status")
+
+
+def part_c_bits(metas: list[dict], methods: dict) -> dict:
+    """Over every run and method: scores whose bits differ from the loop's, records left
+    without a score, and the in-process check of the loop's scores."""
+    mismatches = sum(m["mismatches"] for m in methods.values())
+    errors = sum(m["errors"] for m in methods.values())
+    inprocess = [meta["bits"].get("inprocess") or {} for meta in metas]
+    inprocess_mismatches = sum(
+        int(x.get("all_at_once_mismatches", 0)) + int(x.get("single_row_mismatches", 0))
+        for x in inprocess
+    )
+    return {
+        "mismatches": mismatches,
+        "errors": errors,
+        "inprocess_mismatches": inprocess_mismatches,
+        "all_equal": mismatches == 0 and errors == 0 and inprocess_mismatches == 0,
+    }
+
+
+def part_c_exchange(meta: dict) -> dict:
+    """The captured exchange as recorded, and the alignment rule checked on it here."""
+    recorded = meta["example_exchange"]
+    exchange = {key: recorded.get(key) for key in EXCHANGE_KEYS}
+    exchange["run_id"] = meta["run_id"]
+    exchange["aligned"] = stats.exchange_aligned(
+        recorded["request_body"],
+        recorded["response_body"],
+        int(recorded["status"]),
+        list(recorded["record_kinds"]),
+    )
+    return exchange
+
+
+def part_c_section(campaign: Campaign, quiet: list) -> dict | None:
+    runs = []
+    for _, path in present_runs(campaign, "part_c"):
+        meta, columns = read_run(path, "part_c")
+        if columns["method_chunk"].size == 0 or columns["breakdown_route"].size == 0:
+            raise DataError(f"{path}: no methods or breakdown calls (columns are empty)")
+        quiet.append(quiet_record(meta))
+        runs.append((int(meta["run_index"]), meta, columns))
+    if not runs:
+        return None
+    runs.sort(key=lambda run: run[0])
+    metas, columns = [run[1] for run in runs], [run[2] for run in runs]
+    methods = stats.part_c_methods(columns)
+    return {
+        "runs": len(runs),
+        "run_ids": [meta["run_id"] for meta in metas],
+        "records": int(metas[0]["records"]),
+        "chunks": [int(c) for c in metas[0]["chunks"]],
+        "methods": list(methods),
+        "by_method": methods,
+        "bits": part_c_bits(metas, methods),
+        "breakdown": {
+            "single": stats.part_c_route(columns, "predict"),
+            "batch": stats.part_c_route(columns, "predict_batch"),
+        },
+        "example": part_c_exchange(metas[-1]),
+    }
+
+
 # --- assembling and writing ------------------------------------------------------------
 
 
@@ -306,8 +373,6 @@ def other_kinds(campaign: Campaign, quiet: list) -> dict:
     return counts
 
 
-# Part C (issue 7) plugs in here: a part_c_section(campaign, quiet) like the ones above,
-# its fields in load.REQUIRED_META, its own figures in figures.py and checks in report.py.
 def build_results(campaign: Campaign, guesses: tuple = ()) -> dict:
     """The whole results dict, floats rounded, ready for json.dumps."""
     quiet = []
@@ -322,6 +387,7 @@ def build_results(campaign: Campaign, guesses: tuple = ()) -> dict:
         "bits": bits_section(campaign, quiet),
         "saturation": saturation_section(campaign, quiet),
         "part_b": part_b_section(campaign, design, quiet),
+        "part_c": part_c_section(campaign, quiet),
         "other_kinds": other_kinds(campaign, quiet),
     }
     if results["part_b"]:

@@ -7,6 +7,7 @@ The methods are stated in METHODS (copied into results.json) and in generator/SC
 Used by `python -m generator build`; the report (generator/report.py) must NOT import it.
 """
 
+import json
 import math
 
 import numpy as np
@@ -42,6 +43,10 @@ METHODS = {
     "part_a": "per run the median call time of each size; published: median of the runs",
     "first_wait": "per run the p50 of the batches' first-request waits; per cell the median "
     "of rounds",
+    "part_c": "per method, the median over runs of its wall time for the N records; "
+    "per-record time = that median / N; speedup = the loop's median / the method's median; "
+    "breakdown stages: per run the median over its calls, published the median of the runs; "
+    "model share = median model time / median client round trip",
     "rounding": f"floats rounded to {SIGNIFICANT_DIGITS} significant digits",
 }
 
@@ -409,3 +414,91 @@ def evidence_value(value) -> str:
     if isinstance(value, float) and math.isinf(value):
         return "infinite (requests never answered)"
     return str(round_sig(value, 4)) if isinstance(value, float) else str(value)
+
+
+# --- Part C, the batch route ---------------------------------------------------------
+
+LOOP = "loop"
+ROUTE_STAGES = {
+    "predict": ("ready", "queued", "model"),
+    "predict_batch": ("parse", "validate", "lookup", "model", "serialize"),
+}
+
+
+def method_key(chunk: int) -> str:
+    """0 (the loop of /predict) -> 'loop'; a chunk size -> its digits."""
+    return LOOP if int(chunk) == 0 else str(int(chunk))
+
+
+def part_c_methods(runs: list[dict]) -> dict:
+    """{method key: wall times, per-record time, speedup over the loop, errors, mismatches}
+    from each run's method table (columns `method_*`); runs in run order."""
+    walls, faults = {}, {}
+    for columns in runs:
+        for index, chunk in enumerate(columns["method_chunk"].tolist()):
+            key = method_key(chunk)
+            walls.setdefault(key, []).append(int(columns["method_wall_ns"][index]) / 1e6)
+            errors, mismatches = faults.setdefault(key, [0, 0])
+            faults[key] = [
+                errors + int(columns["method_errors"][index]),
+                mismatches + int(columns["method_mismatches"][index]),
+            ]
+    records = int(runs[0]["method_records"][0])
+    loop_ms = median(walls[LOOP]) if LOOP in walls else None
+    methods = {}
+    for key in sorted(walls, key=lambda k: -1 if k == LOOP else int(k)):
+        wall_ms = median(walls[key])
+        methods[key] = {
+            "chunk": 0 if key == LOOP else int(key),
+            "wall_ms": wall_ms,
+            "wall_ms_runs": walls[key],
+            "per_record_us": wall_ms * 1000 / records,
+            "per_record_us_runs": [w * 1000 / records for w in walls[key]],
+            "speedup": ratio(loop_ms, wall_ms),
+            "errors": faults[key][0],
+            "mismatches": faults[key][1],
+        }
+    return methods
+
+
+def part_c_route(columns: list[dict], route: str) -> dict:
+    """Median of the runs' medians of each stage of one route's breakdown calls, the time
+    outside the handler, the client's round trip, and the model's share of that round trip."""
+    medians = {}
+    for name in (*ROUTE_STAGES[route], "outside", "round_trip"):
+        per_run = []
+        for run in columns:
+            chosen = run["breakdown_route"] == route
+            if chosen.any():
+                per_run.append(median(run[f"breakdown_{name}_us"][chosen]))
+        medians[f"{name}_us"] = median(per_run)
+    calls = [int((run["breakdown_route"] == route).sum()) for run in columns]
+    records = [int(run["breakdown_records"][run["breakdown_route"] == route][0]) for run in columns]
+    return {
+        "stages": list(ROUTE_STAGES[route]),
+        "calls": sum(calls),
+        "records": max(records),
+        **medians,
+        "model_share": ratio(medians["model_us"], medians["round_trip_us"]),
+    }
+
+
+def exchange_aligned(request_body: str, response_body: str, status: int, kinds: list) -> bool:
+    """The alignment rule on one exchange: status 200, one slot per input in order, each
+    slot echoing its input's customer_id and holding a score or an error (never both),
+    a score exactly where the input was valid."""
+    try:
+        inputs = json.loads(request_body)["records"]
+        slots = json.loads(response_body)["predictions"]
+    except (ValueError, KeyError, TypeError):
+        return False
+    if status != 200 or not isinstance(slots, list) or len(slots) != len(inputs):
+        return False
+    for record, slot, kind in zip(inputs, slots, kinds, strict=False):
+        scored = isinstance(slot.get("probability"), float) and slot.get("error") is None
+        failed = slot.get("probability") is None and isinstance(slot.get("error"), dict)
+        if slot.get("customer_id") != record.get("customer_id") or scored == failed:
+            return False
+        if scored != (kind == "valid"):
+            return False
+    return len(kinds) == len(inputs)
