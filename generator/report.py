@@ -346,6 +346,109 @@ def check_paired(cells, results, check, say):
     say(f"{verdicts} paired comparisons, each with its told-apart verdict")
 
 
+# --- Part C: own arithmetic on the method and breakdown tables ------------------------------
+
+ROUTE_OF = {"single": "predict", "batch": "predict_batch"}
+
+
+def own_aligned(exchange: dict) -> bool:
+    """The alignment rule, written again: every slot in its input's place, same id, and a
+    score for a valid record, an error for anything else."""
+    sent = json.loads(exchange["request_body"])["records"]
+    got = json.loads(exchange["response_body"])["predictions"]
+    if exchange["status"] != 200 or len(sent) != len(got):
+        return False
+    kinds = exchange["record_kinds"]
+    if len(kinds) != len(sent):
+        return False
+    for index, kind in enumerate(kinds):
+        slot = got[index]
+        if slot["customer_id"] != sent[index]["customer_id"]:
+            return False
+        has_score = type(slot["probability"]) is float and slot["error"] is None
+        has_error = slot["probability"] is None and type(slot["error"]) is dict
+        if has_score == has_error or has_score != (kind == "valid"):
+            return False
+    return True
+
+
+def part_c_walls(runs: list) -> tuple[dict, int]:
+    """{method key: [wall ms per run]} and N, from the method tables."""
+    walls = {}
+    for _, _, columns in runs:
+        for chunk, wall in zip(
+            columns["method_chunk"].tolist(), columns["method_wall_ns"].tolist(), strict=True
+        ):
+            walls.setdefault("loop" if chunk == 0 else str(chunk), []).append(wall / 1e6)
+    return walls, int(runs[0][1]["records"])
+
+
+def part_c_stage(runs: list, route: str, stage: str) -> float:
+    medians = []
+    for _, _, columns in runs:
+        chosen = [
+            value
+            for name, value in zip(
+                columns["breakdown_route"].tolist(),
+                columns[f"breakdown_{stage}_us"].tolist(),
+                strict=True,
+            )
+            if name == route
+        ]
+        medians.append(middle(chosen))
+    return middle(medians)
+
+
+def check_part_c(data, results, check, say):
+    runs = sorted(of_kind(data, "part_c"), key=lambda run: run[1]["run_index"])
+    if not runs:
+        return {}
+    walls, records = part_c_walls(runs)
+    loop = middle(walls["loop"])
+    found = {"records": records, "per_record_us": {}, "speedup": {}, "share": {}}
+    for key, values in walls.items():
+        path = ("part_c", "by_method", key)
+        check.dig(results, (*path, "wall_ms_runs"), values)
+        found["per_record_us"][key] = middle(values) * 1000 / records
+        check.dig(results, (*path, "per_record_us"), found["per_record_us"][key])
+        found["speedup"][key] = loop / middle(values)
+        check.dig(results, (*path, "speedup"), found["speedup"][key])
+    wrong = sum(int(c["method_mismatches"].sum()) for _, _, c in runs)
+    lost = sum(int(c["method_errors"].sum()) for _, _, c in runs)
+    check.dig(results, ("part_c", "bits", "mismatches"), wrong)
+    check.dig(results, ("part_c", "bits", "errors"), lost)
+    for side, route in ROUTE_OF.items():
+        stages = runs[0][1]["breakdown"]["stages"][route]
+        for stage in (*stages, "outside", "round_trip"):
+            value = part_c_stage(runs, route, stage)
+            check.dig(results, ("part_c", "breakdown", side, f"{stage}_us"), value)
+        share = part_c_stage(runs, route, "model") / part_c_stage(runs, route, "round_trip")
+        found["share"][side] = share
+        check.dig(results, ("part_c", "breakdown", side, "model_share"), share)
+    recorded = runs[-1][1]["example_exchange"]
+    for key in ("request_body", "response_body", "status"):
+        check.dig(results, ("part_c", "example", key), recorded[key])
+    found["aligned"] = own_aligned(recorded)
+    check.dig(results, ("part_c", "example", "aligned"), found["aligned"])
+    inprocess = sum(
+        meta["bits"]["inprocess"][key]
+        for _, meta, _ in runs
+        for key in ("all_at_once_mismatches", "single_row_mismatches")
+    )
+    found["all_equal"] = wrong == 0 and lost == 0 and inprocess == 0
+    check.dig(results, ("part_c", "bits", "all_equal"), found["all_equal"])
+    found["single"] = {
+        stage: part_c_stage(runs, "predict", stage) for stage in ("model", "round_trip")
+    }
+    say(
+        f"{len(runs)} runs of {records:,} records: loop {found['per_record_us']['loop']:,.1f} "
+        f"µs per record; model {share:.0%} of a batch call, "
+        f"{found['share']['single']:.0%} of a /predict call; exchange aligned: "
+        f"{found['aligned']}"
+    )
+    return found
+
+
 def check_figures(data, results, check, say, sources):
     computed = report_figures.compute(sources)
     published = results.get("figures", {})
@@ -388,6 +491,7 @@ SECTIONS = (
     "S",
     "Part B",
     "paired",
+    "Part C",
     "figures",
     "guesses",
     "explorer",
@@ -417,6 +521,7 @@ def run_checks(raw: Path, campaign: str | None, results: dict, echo=print) -> in
     sources["saturation"] = check_saturation(data, results, check, section("S"))
     sources["cells"] = check_part_b(data, results, check, section("Part B"))
     check_paired(sources["cells"], results, check, section("paired differences"))
+    sources["part_c"] = check_part_c(data, results, check, section("Part C, the batch route"))
     figures = check_figures(data, results, check, section("figures"), sources)
     check_guesses(results, figures, check, section("guesses"))
     problems = check_explorer(results, section("explorer"))

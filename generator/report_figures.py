@@ -162,6 +162,24 @@ def handler_and_waits(figures: dict, cells: dict) -> None:
         figures[f"wait_ms_w{w}"] = None if wait[w] is None else wait[w] / 1000
 
 
+def batch_route(figures: dict, part_c: dict) -> None:
+    """Part C figures from the report's own per-method and breakdown numbers."""
+    if not part_c:
+        return
+    for key, value in part_c["per_record_us"].items():
+        name = "part_c_loop" if key == "loop" else "part_c_chunk_" + key
+        figures[name + "_us_per_record"] = value
+        if key != "loop":
+            figures["part_c_speedup_" + key] = part_c["speedup"][key]
+    figures["part_c_records"] = part_c["records"]
+    figures["part_c_model_share_single"] = part_c["share"]["single"]
+    figures["part_c_model_share_batch"] = part_c["share"]["batch"]
+    figures["part_c_exchange_aligned"] = part_c["aligned"]
+    figures["part_c_bits_all_equal"] = part_c["all_equal"]
+    figures["part_c_round_trip_us_single"] = part_c["single"]["round_trip"]
+    figures["part_c_model_us_single"] = part_c["single"]["model"]
+
+
 def compute(sources: dict) -> dict:
     """{figure name: value} of every figure the raw data gives (absent ones left out)."""
     figures = {"missing_runs": sources["missing"], "quiet_runs": sources["quiet_runs"]}
@@ -187,6 +205,7 @@ def compute(sources: dict) -> dict:
         busy_side(figures, cells, batch_of, sorted({r for _, r in cells}, key=float))
         comparisons(figures, cells, needed)
         handler_and_waits(figures, cells)
+    batch_route(figures, sources.get("part_c"))
     return {k: v for k, v in figures.items() if v is not None}
 
 
