@@ -11,7 +11,8 @@ request blocked, a fresh browser profile for each cold measurement):
     left out;
   * full rebuild time: the generator alone, and `mkdocs build --strict` (generator included).
 Targets: warm answer < 50 ms, first answer after idle start < 1 s, page weight < 2 MB.
-Writes data/bench/site.json and prints it.
+Writes data/bench/site.json and prints it. On a machine where the lab measures on core 1,
+run it as `taskset -c 0 .venv/bin/python tests/bench_site.py` so it does not disturb them.
 """
 
 import json
@@ -127,7 +128,11 @@ def main() -> int:
             weights = page_weights(browser, base)
             browser.close()
     result = {
-        "machine": {"cpu_count": os.cpu_count(), "platform": platform.platform()},
+        "machine": {
+            "cpu_count": os.cpu_count(),
+            "cores_used": sorted(os.sched_getaffinity(0)),  # `taskset -c 0` keeps it off core 1
+            "platform": platform.platform(),
+        },
         "campaign_raw_dir": str(site_tools.raw_dir()),
         "cold_first_answer_after_click_ms": round(cold, 1),
         **idle,
