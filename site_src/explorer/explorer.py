@@ -332,3 +332,53 @@ def measured(results) -> str:
     if "part_a" in results:
         lines.append(f"Part A sizes: {listing(results['part_a']['sizes'])} rows")
     return "\n".join(lines)
+
+
+# --- the batch route (Part C): the loop first, then the chosen chunk size ------------------
+
+
+def batch_route_key(chunk) -> str | None:
+    """A chunk size as its key in part_c.by_method ('1000'), or None when not a whole number."""
+    try:
+        number = as_number(chunk, "chunk")
+    except NotMeasured:
+        return None
+    return str(int(number)) if number == int(number) and number > 0 else None
+
+
+def batch_route_rows(part_c: dict, key: str) -> list:
+    method = part_c["by_method"][key]
+    rows = [
+        ["per record", with_unit(method["per_record_us"], "µs")],
+        [f"{plain(part_c['records'])} records", with_unit(method["wall_ms"], "ms")],
+        ["each run", listing(with_unit(x, "ms") for x in method["wall_ms_runs"])],
+    ]
+    if key != "loop":
+        rows.append(["speedup", f"{plain(method['speedup'])}× the loop"])
+    rows.append(["bits", "same as the loop" if method["mismatches"] == 0 else "DIFFERENT"])
+    rows.append(["mismatches", plain(method["mismatches"])])
+    rows.append(["errors", plain(method["errors"])])
+    return rows
+
+
+def batch_route_lookup(results, chunk) -> str:
+    """Part C, the batch route: the loop of single /predict calls first, then /predict_batch
+    in chunks of `chunk` records (wall time for the N records, per record, speedup, bits)."""
+    part_c = results.get("part_c")
+    if not part_c:
+        return "This campaign has no batch-route (Part C) measurements."
+    key = batch_route_key(chunk)
+    chunks = [int(k) for k in part_c["methods"] if k != "loop"]
+    if key not in part_c["by_method"]:
+        return f"Chunk size {chunk!r} was not measured. Measured chunk sizes: {listing(chunks)}."
+    parts = [
+        f"The batch route: {plain(part_c['records'])} records, {part_c['runs']} runs "
+        "(each time: the median of the runs)"
+    ]
+    if "loop" in part_c["by_method"]:
+        parts.append(
+            "loop of /predict, one record per call\n" + table(batch_route_rows(part_c, "loop"))
+        )
+    label = f"/predict_batch, chunks of {plain(int(key))} record{'s' if key != '1' else ''}"
+    parts.append(label + "\n" + table(batch_route_rows(part_c, key)))
+    return "\n\n".join(parts)
