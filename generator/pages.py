@@ -3,10 +3,11 @@
 Jinja2 with StrictUndefined: a template naming a value the results do not have fails the
 build with the template's path, line and the missing name. Other files under the pages
 folder are copied as they are, except other `.j2` files (macros and includes the
-templates import), which are not pages. The number filters (ms, us, pct, times, num, rate, yesno)
-are documented in generator/SCHEMA.md. Run through `python -m generator build`.
+templates import), which are not pages. The filters (ms, us, pct, times, num, rate, yesno,
+from_json) are documented in generator/SCHEMA.md. Run through `python -m generator build`.
 """
 
+import json
 import math
 from pathlib import Path
 
@@ -76,6 +77,12 @@ def yesno(value) -> str:
     return "yes" if value else "no"
 
 
+def from_json(text) -> object:
+    """A JSON text recorded in the results (the captured exchange's bodies), parsed, so a page
+    can show its parts without the generator storing them twice."""
+    return json.loads(text)
+
+
 def strict(function):
     """A filter that fails on an undefined value with Jinja's message naming it."""
 
@@ -97,6 +104,7 @@ FILTERS = {
         "times": times,
         "rate": rate,
         "yesno": yesno,
+        "from_json": from_json,
     }.items()
 }
 
