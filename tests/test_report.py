@@ -34,7 +34,7 @@ def first_cell(results: dict) -> tuple[str, str]:
 def test_report_passes_on_the_golden_results(capsys):
     assert report.main(RAW, None, GOLDEN_RESULTS) == 0
     printed = capsys.readouterr().out
-    for section in ("quiet check", "Part A", "bits", "== S", "Part B", "guesses"):
+    for section in ("quiet check", "Part A", "bits", "== S", "Part B", "Part C", "guesses"):
         assert section in printed
     assert "published numbers agree" in printed
 
@@ -79,6 +79,36 @@ ALTERATIONS = {
         "paired/B=32 W=0/none/0.5/p99_ms/told_apart",
     ),
     "missing": (lambda r: r, "missing", lambda v: [], "missing"),
+    "Part C per record": (
+        lambda r: r["part_c"]["by_method"]["1000"],
+        "per_record_us",
+        scale,
+        "part_c/by_method/1000/per_record_us",
+    ),
+    "Part C speedup": (
+        lambda r: r["part_c"]["by_method"]["10"],
+        "speedup",
+        scale,
+        "part_c/by_method/10/speedup",
+    ),
+    "Part C model share": (
+        lambda r: r["part_c"]["breakdown"]["single"],
+        "model_share",
+        scale,
+        "part_c/breakdown/single/model_share",
+    ),
+    "Part C exchange": (
+        lambda r: r["part_c"]["example"],
+        "response_body",
+        lambda v: v.replace("unknown_customer", "ok"),
+        "part_c/example/response_body",
+    ),
+    "Part C figure": (
+        lambda r: r["figures"]["part_c_speedup_1000"],
+        "value",
+        scale,
+        "figure part_c_speedup_1000",
+    ),
     "guess verdict": (
         lambda r: r["guesses"][0],
         "verdict",
