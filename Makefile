@@ -5,7 +5,7 @@ VENV := .venv
 PY := $(VENV)/bin/python
 UV := $(shell command -v uv 2>/dev/null || echo $(VENV)-uv/bin/uv)
 
-.PHONY: help setup data vendor browser test check format serve build clean
+.PHONY: help setup data vendor browser test check format serve build report clean
 
 help:  ## list the targets
 	@grep -E '^[a-z-]+:.*## ' $(MAKEFILE_LIST) | sed 's/:.*## /\t/'
@@ -53,4 +53,7 @@ serve: setup vendor  ## build and serve the site at http://127.0.0.1:8000/
 	$(PY) -m mkdocs serve --strict -a 127.0.0.1:8000
 
 clean:  ## remove everything rebuildable
-	rm -rf $(VENV) $(VENV)-uv .cache site docs/*
+	rm -rf $(VENV) $(VENV)-uv .cache site vendor docs/[!.]*
+
+report: setup  ## recompute every published number from the raw data; fails on any disagreement
+	$(PY) -m generator report
