@@ -260,8 +260,10 @@ def setting_figures(results: dict) -> list:
 
 
 def measured(setting: dict, metric: str) -> list:
-    """The metric's cell medians over the rates that have at least one measured round."""
-    return [c[metric] for c in setting["rates"].values() if metric in c]
+    """The metric's cell medians over the rates that have at least one measured round; a
+    null (a percentile that landed on a request never answered) counts as infinite."""
+    return [math.inf if c[metric] is None else c[metric]
+            for c in setting["rates"].values() if metric in c]  # fmt: skip
 
 
 def highest_kept_up(setting: dict) -> float:
@@ -441,7 +443,7 @@ def part_c_figures(results: dict) -> list:
 
 def batched_p99s(results: dict) -> list:
     values = sorted(
-        s["rates"][BUSY]["p99_ms"]
+        math.inf if s["rates"][BUSY]["p99_ms"] is None else s["rates"][BUSY]["p99_ms"]
         for s in get(results, "part_b", "settings").values()
         if s["max_batch"] > 1 and "p99_ms" in s["rates"].get(BUSY, {})
     )
