@@ -170,11 +170,14 @@ def load_explorer():
     return module
 
 
+READER_FUNCTIONS = ("lookup", "compare", "part_a", "measured", "batch_route_lookup")
+
+
 def cpython_answer(site_dir: Path, code: str) -> str:
     """What CPython prints for the same call, on the same results.json the site serves."""
     explorer = load_explorer()
     results = json.loads((site_dir / "assets" / "data" / "results.json").read_text())
-    names = {n: getattr(explorer, n) for n in ("lookup", "compare", "part_a", "measured")}
+    names = {n: getattr(explorer, n) for n in READER_FUNCTIONS}
     return eval(code, {"results": results, **names})  # the test's own code strings
 
 
@@ -293,7 +296,7 @@ def test_explorer_prints_what_cpython_prints_for_six_settings(site, context):
     assert not watch.blocked, watch.blocked
 
 
-def test_compare_and_part_a_match_cpython(site, context):
+def test_compare_part_a_and_batch_route_match_cpython(site, context):
     site_dir, base = site
     page = open_page(context, base, base + "explorer/").page
     page.select_option('[data-role="mode"]', "compare")
@@ -304,6 +307,12 @@ def test_compare_and_part_a_match_cpython(site, context):
     code = page.input_value('[data-role="code"]')
     assert code.startswith("part_a(results, size=")
     assert run_explorer(page) == cpython_answer(site_dir, code)
+    page.select_option('[data-role="mode"]', "batch_route")
+    page.select_option('[data-role="chunk"]', "1000")
+    code = page.input_value('[data-role="code"]')
+    assert code == "batch_route_lookup(results, chunk=1000)"
+    shown = run_explorer(page)
+    assert shown == cpython_answer(site_dir, code) and "loop of /predict" in shown
 
 
 def test_python_starts_on_the_first_run_with_a_visible_loading_state(site, browser):

@@ -14,7 +14,7 @@ gets a message naming the values that were. The output is plain text; the page s
 with textContent, never as HTML.
 
 Reader's functions: lookup(results, b, w, rate), compare(results, b1, w1, b2, w2, rate),
-part_a(results, size), measured(results).
+part_a(results, size), measured(results), batch_route_lookup(results, chunk).
 """
 
 SCHEMA_VERSION = 1

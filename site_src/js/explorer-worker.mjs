@@ -26,7 +26,7 @@ from pyodide.code import eval_code
 
 namespace = {"results": results}
 namespace.update({name: getattr(explorer, name) for name in
-                  ("lookup", "compare", "part_a", "measured")})
+                  ("lookup", "compare", "part_a", "measured", "batch_route_lookup")})
 
 def run_reader_code(source):
     printed = io.StringIO()

@@ -117,6 +117,7 @@
       );
     }
     if (mode === "part_a") return "part_a(results, size=" + value("size") + ")";
+    if (mode === "batch_route") return "batch_route_lookup(results, chunk=" + value("chunk") + ")";
     return "lookup(results, b=" + value("b") + ", w=" + value("w") + ", rate=" + value("rate") + ")";
   }
 
@@ -182,7 +183,7 @@
       status: role("status"),
       output: role("output"),
     };
-    for (const name of ["mode", "b", "w", "rate", "b2", "w2", "size"]) {
+    for (const name of ["mode", "b", "w", "rate", "b2", "w2", "size", "chunk"]) {
       const control = role(name);
       if (control) {
         box.controls[name] = control;
