@@ -143,30 +143,26 @@ def never_answered_marks(traces: list, label: str) -> list:
     ]
 
 
-def p99_vs_rate(results: dict) -> dict:
-    names = results["design"]["settings"]
-    traces = metric_vs_rate(results, names, "p99_ms", "ms")
+def latency_vs_rate(results: dict, names: list, label: str) -> dict:
+    """p50 or p99 (label) against the arrival rate, log scale, with never-answered marks."""
+    traces = metric_vs_rate(results, names, f"{label}_ms", "ms")
     return {
-        "data": traces + never_answered_marks(traces, "p99"),
+        "data": traces + never_answered_marks(traces, label),
         "layout": layout(
-            "p99 latency against arrival rate (✕ = did not keep up, ▲ = never answered)",
+            f"{label} latency against arrival rate (✕ = did not keep up, ▲ = never answered)",
             rate_axis(),
-            axis("p99 latency (ms, log scale)", log=True),
+            axis(f"{label} latency (ms, log scale)", log=True),
         ),
     }
+
+
+def p99_vs_rate(results: dict) -> dict:
+    return latency_vs_rate(results, results["design"]["settings"], "p99")
 
 
 def p50_vs_rate(results: dict) -> dict:
     names = [n for n in FEW if n in results["part_b"]["settings"]]
-    traces = metric_vs_rate(results, names, "p50_ms", "ms")
-    return {
-        "data": traces + never_answered_marks(traces, "p50"),
-        "layout": layout(
-            "p50 latency against arrival rate (✕ = did not keep up, ▲ = never answered)",
-            rate_axis(),
-            axis("p50 latency (ms, log scale)", log=True),
-        ),
-    }
+    return latency_vs_rate(results, names, "p50")
 
 
 def throughput_vs_rate(results: dict) -> dict:

@@ -471,7 +471,7 @@ def check_guesses(results, figures, check, say):
         value = report_figures.in_unit(figures.get(guess["figure"]), unit, guess)
         verdict = (
             "not testable"
-            if value is None
+            if value is None or report_figures.past_top_rate(value, unit, guess, figures)
             else ("right" if report_figures.holds(value, guess) else "wrong")
         )
         check.same(f"guess {guess['id']} verdict", guess["verdict"], verdict)

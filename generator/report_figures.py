@@ -232,3 +232,13 @@ def holds(value, guess: dict) -> bool:
     if kind == ">=":
         return value >= guess["value"]
     return value == guess["value"]
+
+
+def past_top_rate(value, unit: str | None, guess: dict, figures: dict) -> bool:
+    """A × S figure at the top rate measured, and a guess only a higher rate could satisfy."""
+    top = figures.get("top_rate")
+    if unit != "× S" or top is None or value < top or holds(value, guess):
+        return False
+    above = guess["high"] if "high" in guess else guess["value"]
+    above = above[-1] if isinstance(above, list | tuple) else above
+    return guess["compare"] != "<=" and above > top

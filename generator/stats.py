@@ -385,6 +385,17 @@ def guess_holds(measured, guess: dict) -> bool:
     raise ValueError(f"guess {guess.get('id')}: unknown compare {compare!r}")
 
 
+def past_top_rate(value: float, guess: dict, top_rate: float | None) -> bool:
+    """A rate figure that reached the campaign's top rate and a guess that only a higher,
+    unmeasured rate could make right: kept up everywhere measured is not 'wrong'."""
+    if top_rate is None or value < top_rate or guess_holds(value, guess):
+        return False
+    above = guess["high"] if "high" in guess else guess["value"]
+    if isinstance(above, list | tuple):
+        above = above[-1]
+    return guess["compare"] in (">=", "between", "==") and above > top_rate
+
+
 def guess_verdict(guess: dict, figures: dict) -> dict:
     """The guess with verdict right / wrong / not testable, the measured value and evidence."""
     judged = dict(guess)
@@ -403,6 +414,14 @@ def guess_verdict(guess: dict, figures: dict) -> dict:
         )
         return judged
     judged["measured"] = value
+    top = figures.get("top_rate", {}).get("value")
+    if figure["unit"] == "× S" and past_top_rate(value, guess, top):
+        judged["verdict"] = "not testable"
+        judged["evidence"] = (
+            f"measured {evidence_value(value)} × S, the highest rate this campaign ran: "
+            "the guess needs a higher one"
+        )
+        return judged
     judged["verdict"] = "right" if guess_holds(value, guess) else "wrong"
     judged["evidence"] = (
         f"measured {evidence_value(value)} {guess.get('unit', figure['unit'])} ({figure['what']})"

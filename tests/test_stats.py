@@ -225,6 +225,9 @@ def test_saturation_and_bits():
 FIGURES = {
     "p50": {"value": 2.5, "unit": "ms", "what": "a p50"},
     "gain": {"value": 2.0, "unit": "×", "what": "a gain"},
+    "kept_everywhere": {"value": 2.0, "unit": "× S", "what": "kept up at every rate"},
+    "kept_to_1": {"value": 1.0, "unit": "× S", "what": "kept up to 1 × S"},
+    "top_rate": {"value": 2.0, "unit": "× S", "what": "the highest rate measured"},
 }
 
 
@@ -240,6 +243,14 @@ FIGURES = {
         ({"figure": "gain", "compare": ">=", "value": 2.0, "unit": "×"}, "right", 2.0),
         ({"figure": "absent", "compare": ">=", "value": 1, "unit": "×"}, "not testable", None),
         ({"figure": "gain", "compare": ">=", "value": 1, "unit": "ms"}, "not testable", None),
+        # kept up at the top rate measured: a guess about a higher rate cannot be judged
+        (
+            {"figure": "kept_everywhere", "compare": ">=", "value": 2.5, "unit": "× S"},
+            "not testable",
+            2.0,
+        ),
+        ({"figure": "kept_everywhere", "compare": ">=", "value": 2.0, "unit": "× S"}, "right", 2.0),
+        ({"figure": "kept_to_1", "compare": ">=", "value": 2.5, "unit": "× S"}, "wrong", 1.0),
     ],
 )
 def test_guess_verdicts(guess, verdict, measured):
