@@ -151,36 +151,35 @@ def build_scratch(scratch: Path, tmp_path: Path) -> subprocess.CompletedProcess:
     return mkdocs_build(tmp_path / "site", scratch / "mkdocs.yml")
 
 
-def test_a_template_naming_a_missing_value_fails_the_build(scratch, tmp_path):
-    page = scratch / "site_src" / "pages" / "words.md.j2"
-    page.write_text(page.read_text() + "\n{{ fig.no_such_figure|num }}\n")
+BROKEN_PAGES = {
+    "a template naming a missing value": (
+        "words.md.j2",
+        "\n{{ fig.no_such_figure|num }}\n",
+        ["words.md.j2", "no_such_figure"],
+    ),
+    "an unknown reference fact": (
+        "limits.md.j2",
+        "\n[[ref:saturation.no_such_fact]]\n",
+        ["saturation.no_such_fact"],
+    ),
+    "a chart without a spec": (
+        "limits.md.j2",
+        '\n<div class="chart" data-chart="no_such_chart"></div>\n',
+        ["no_such_chart"],
+    ),
+    "a page left out of the nav": ("stray.md", "# A page nobody links\n", ["stray.md"]),
+}
+
+
+@pytest.mark.parametrize("case", BROKEN_PAGES)
+def test_a_broken_page_fails_the_build_naming_it(case, scratch, tmp_path):
+    page_name, added, named = BROKEN_PAGES[case]
+    page = scratch / "site_src" / "pages" / page_name
+    page.write_text((page.read_text() if page.exists() else "") + added)
     done = build_scratch(scratch, tmp_path)
     assert done.returncode != 0
-    assert "words.md.j2" in done.stderr + done.stdout
-    assert "no_such_figure" in done.stderr + done.stdout
-
-
-def test_an_unknown_reference_fact_fails_the_build(scratch, tmp_path):
-    page = scratch / "site_src" / "pages" / "limits.md.j2"
-    page.write_text(page.read_text() + "\n[[ref:saturation.no_such_fact]]\n")
-    done = build_scratch(scratch, tmp_path)
-    assert done.returncode != 0
-    assert "saturation.no_such_fact" in done.stderr + done.stdout
-
-
-def test_a_chart_without_a_spec_fails_the_build(scratch, tmp_path):
-    page = scratch / "site_src" / "pages" / "limits.md.j2"
-    page.write_text(page.read_text() + '\n<div class="chart" data-chart="no_such_chart"></div>\n')
-    done = build_scratch(scratch, tmp_path)
-    assert done.returncode != 0
-    assert "no_such_chart" in done.stderr + done.stdout
-
-
-def test_a_page_left_out_of_the_nav_fails_the_build(scratch, tmp_path):
-    (scratch / "site_src" / "pages" / "stray.md").write_text("# A page nobody links\n")
-    done = build_scratch(scratch, tmp_path)
-    assert done.returncode != 0
-    assert "stray.md" in done.stderr + done.stdout
+    for text in named:
+        assert text in done.stderr + done.stdout
 
 
 def test_a_broken_link_fails_the_build(scratch, tmp_path):

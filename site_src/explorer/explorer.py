@@ -155,6 +155,12 @@ def rate_key(results, name: str, rate) -> str:
     return key
 
 
+def shared_rate_key(results, rate, *names: str) -> str:
+    """The rate's key, checked for every named setting (the first missing one is named)."""
+    keys = [rate_key(results, name, rate) for name in names]
+    return keys[0]
+
+
 # --- describing a cell --------------------------------------------------------------------
 
 
@@ -227,9 +233,7 @@ def lookup(results, b, w=0, rate=1) -> str:
     """No batching first at the same rate, then the setting B, W, and their paired rounds."""
     try:
         name = setting_name(results, b, w)
-        key = rate_key(results, name, rate)
-        if name != NONE:
-            rate_key(results, NONE, rate)
+        key = shared_rate_key(results, rate, name, NONE)
     except NotMeasured as message:
         return str(message)
     parts = [heading(results, key), cell_lines(results, NONE, key)]
@@ -246,8 +250,7 @@ def compare(results, b1, w1, b2, w2, rate=1) -> str:
     try:
         first = setting_name(results, b1, w1)
         second = setting_name(results, b2, w2)
-        key = rate_key(results, first, rate)
-        rate_key(results, second, rate)
+        key = shared_rate_key(results, rate, first, second)
     except NotMeasured as message:
         return str(message)
     parts = [heading(results, key), cell_lines(results, first, key)]
