@@ -292,6 +292,16 @@ def verdict(results: dict, setting: str, metric: str) -> bool:
     return pair["told_apart"]
 
 
+def model_share(results: dict) -> float:
+    """What batching can save: the model call's part of the core time S allows per answer
+    (the rest, HTTP, the handler and the client, is paid per request however rows batch)."""
+    model_us = known(cell(results, "none", HALF_S).get("model_us_p50"))
+    share = model_us * get(results, "saturation", "S") / 1e6
+    if not 0 < share < 1:
+        raise Absent("the model call is not a share of the time per answer")
+    return share
+
+
 def top_rate_figures(results: dict) -> list:
     """The highest rate: the best batched setting's throughput against none's."""
     rates = get(results, "design", "rate_multiples")
@@ -356,6 +366,18 @@ def top_rate_figures(results: dict) -> list:
             "µs",
             "none: model call at 0.5 × S",
             lambda r: known(cell(r, "none", HALF_S).get("model_us_p50")),
+        ),
+        (
+            "none_model_share_of_answer",
+            "share",
+            "the model call's share of the core time per answer (none at 0.5 × S, over S)",
+            model_share,
+        ),
+        (
+            "batching_ceiling_x_s",
+            "× S",
+            "the most a batcher could answer if the model call cost nothing: S ÷ (1 − that share)",
+            lambda r: 1 / (1 - model_share(r)),
         ),
         (
             "b32_w2_queued_plus_model_us_at_0_5",

@@ -156,6 +156,10 @@ def handler_and_waits(figures: dict, cells: dict) -> None:
     if queued is not None and model is not None:
         figures["b32_w2_queued_plus_model_us_at_0_5"] = queued + model
     wait = {w: med(cells.get((f"B=32 W={w}", HALF)), "first_wait_us_p50") for w in (0, 1, 2, 5, 10)}
+    per_answer, model_us = figures.get("S_us_per_answer"), figures["none_model_us_at_0_5"]
+    if per_answer and model_us is not None and 0 < model_us < per_answer:
+        figures["none_model_share_of_answer"] = model_us / per_answer
+        figures["batching_ceiling_x_s"] = per_answer / (per_answer - model_us)
     figures["wait_us_w0"] = wait[0]
     figures["wait_overshoot_us_w1"] = None if wait[1] is None else wait[1] - 1000
     for w in (1, 2, 5, 10):
