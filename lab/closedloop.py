@@ -13,13 +13,12 @@ owed then are awaited (and not counted). A connection closed under the client ra
 import argparse
 import asyncio
 import gc
-import sys
 import time
 from pathlib import Path
 
 import numpy as np
 
-from lab import httpclient, rawio
+from lab import httpclient
 
 NS_PER_S = 1_000_000_000
 # The longest wait, after the counted window, for the answers still owed.
@@ -159,26 +158,24 @@ def main(args: argparse.Namespace) -> int:
     from lab import artifacts
 
     customer_ids = artifacts.request_ids()
-    try:
-        columns, stats = run_closed_loop(
-            args.host, args.port, customer_ids, args.connections, args.warmup_s, args.seconds
-        )
-    except (httpclient.PeerClosed, httpclient.BadResponse, OSError) as error:
-        print(f"lab saturate: FAILED: {error}", file=sys.stderr)
-        return 1
     meta = {
         "kind": "saturation_client",
-        "stats": stats,
         "host": args.host,
         "port": args.port,
         "connections": args.connections,
         "warmup_s": args.warmup_s,
         "counted_s": args.seconds,
     }
-    rawio.write_run(args.out, meta, columns)
-    print(
-        f"S: {stats['throughput']:.1f} answers/s ({stats['answers']} answers in "
-        f"{args.seconds:g} s, {stats['errors']} errors, "
-        f"p50 {stats['latency_us_p50'] / 1000:.2f} ms, {args.connections} connections)"
+    return httpclient.run_client(
+        "saturate",
+        lambda: run_closed_loop(
+            args.host, args.port, customer_ids, args.connections, args.warmup_s, args.seconds
+        ),
+        args.out,
+        meta,
+        lambda columns, stats: (
+            f"S: {stats['throughput']:.1f} answers/s ({stats['answers']} answers in "
+            f"{args.seconds:g} s, {stats['errors']} errors, "
+            f"p50 {stats['latency_us_p50'] / 1000:.2f} ms, {args.connections} connections)"
+        ),
     )
-    return 0

@@ -25,14 +25,11 @@ Writes data/bench/saturation_crosscheck.json and prints a table.
 
 import argparse
 import datetime
-import os
 import re
-import resource
 import statistics
 import subprocess
 import sys
 import tempfile
-import time
 from pathlib import Path
 
 from lab import artifacts, machine, rawio
@@ -55,7 +52,6 @@ OPEN_LOOP_POINTS = (
     ("high", 2.5, {"batcher": "none"}),
     ("high, B=32 W=0", 2.5, {"batcher": "queue", "max_batch": 32, "max_wait_ms": 0.0}),
 )
-TICKS = os.sysconf("SC_CLK_TCK")
 
 
 def wrk_script(customer_ids) -> str:
@@ -96,67 +92,6 @@ def parse_wrk(output: str) -> dict:
     }
 
 
-# ------------------------------------------------------------------ who used the core
-
-
-def core_busy_s(cpu: int) -> float:
-    """Seconds `cpu` spent not idle since boot (user, nice, system, irq, softirq, steal)."""
-    with open("/proc/stat") as handle:
-        for line in handle:
-            fields = line.split()
-            if fields[0] == f"cpu{cpu}":
-                values = [int(value) for value in fields[1:9]]
-                return (sum(values) - values[3] - values[4]) / TICKS
-    raise ValueError(f"no cpu{cpu} in /proc/stat")
-
-
-def process_cpu_s(pid: int) -> float:
-    fields = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()
-    return (int(fields[11]) + int(fields[12])) / TICKS
-
-
-def children_cpu_s() -> float:
-    usage = resource.getrusage(resource.RUSAGE_CHILDREN)
-    return usage.ru_utime + usage.ru_stime
-
-
-class CoreWatch:
-    """While the block runs: the core's busy time, the service's and the clients' CPU time,
-    and the share of the core the rest of the machine took (`others_share`)."""
-
-    def __init__(self, cpu: int, service_pid: int):
-        self.cpu = cpu
-        self.service_pid = service_pid
-        self.found: dict = {}
-
-    def _sample(self) -> tuple[float, ...]:
-        return (time.monotonic(), core_busy_s(self.cpu), process_cpu_s(self.service_pid),
-                children_cpu_s(), self._other_cores_busy_s())  # fmt: skip
-
-    def _other_cores_busy_s(self) -> float:
-        # The two vCPUs of a small VM may be hyperthreads of one physical core: work on the
-        # "other" core can slow the measured one, so how busy it was is recorded too.
-        others = set(range(os.cpu_count() or 1)) - {self.cpu}
-        return sum(core_busy_s(cpu) for cpu in others)
-
-    def __enter__(self) -> "CoreWatch":
-        self.start = self._sample()
-        return self
-
-    def __exit__(self, *exc) -> None:
-        wall, busy, service, client, other_cores = (
-            b - a for a, b in zip(self.start, self._sample(), strict=True))  # fmt: skip
-        others = max(busy - service - client, 0.0)
-        self.found = {
-            "wall_s": round(wall, 3),
-            "core_busy_s": round(busy, 3),
-            "service_cpu_s": round(service, 3),
-            "client_cpu_s": round(client, 3),
-            "others_share": round(others / wall, 4) if wall else 0.0,
-            "other_cores_busy_share": round(other_cores / wall, 4) if wall else 0.0,
-        }
-
-
 # ------------------------------------------------------------------ one measurement each
 
 
@@ -185,7 +120,7 @@ def measure_ours(cpu: int, service: ServiceProcess, seconds: float, folder: Path
     out = folder / "ours.run.zip"
     command = lab_command("saturate", {"--port": service.port, "--seconds": seconds,
                                        "--out": out})  # fmt: skip
-    with CoreWatch(cpu, service.pid) as watch:
+    with machine.CoreWatch(cpu, service.pid) as watch:
         run_pinned(cpu, command, timeout_s=seconds + 120)
     stats = rawio.read_run(out)[0]["stats"]
     out.unlink()
@@ -202,7 +137,7 @@ def measure_wrk(cpu: int, service: ServiceProcess, seconds: float, script: Path)
     url = f"{service.url}/predict"
     base = [WRK, "-t1", f"-c{CONNECTIONS}", "-s", str(script)]
     run_pinned(cpu, [*base, f"-d{WRK_WARMUP_S}s", url], timeout_s=60)
-    with CoreWatch(cpu, service.pid) as watch:
+    with machine.CoreWatch(cpu, service.pid) as watch:
         output = run_pinned(cpu, [*base, f"-d{seconds:g}s", url], timeout_s=seconds + 60)
     found = parse_wrk(output)
     found["client_cpu_us_per_request"] = round(
@@ -250,7 +185,7 @@ def measure_open_loop(cpu, arrival_rate, setting, seconds, folder) -> dict:
         quiet = machine.quiet_check(cpu)
         options = {"--port": service.port, "--arrival-rate": f"{arrival_rate:.3f}",
                    "--window-s": seconds, "--seed": OPEN_LOOP_SEED, "--out": out}  # fmt: skip
-        with CoreWatch(cpu, service.pid) as watch:
+        with machine.CoreWatch(cpu, service.pid) as watch:
             run_pinned(cpu, lab_command("openloop", options), timeout_s=seconds + 180)
     stats = rawio.read_run(out)[0]["stats"]
     out.unlink()

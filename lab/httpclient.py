@@ -20,6 +20,7 @@ import asyncio
 import ctypes
 import os
 import re
+import sys
 import time
 from collections.abc import Callable
 
@@ -373,3 +374,19 @@ class Ticker:
             self.fd = -1
         if self.handle is not None:
             self.handle.cancel()
+
+
+def run_client(command: str, measure: Callable, out, meta: dict, summary: Callable) -> int:
+    """The tail of a load client's CLI: measure() gives (columns, stats); a broken exchange
+    is one FAILED line on stderr and exit 1 (nothing written), else `out` is written with
+    the stats in its metadata and summary(columns, stats) is printed."""
+    from lab import rawio
+
+    try:
+        columns, stats = measure()
+    except (PeerClosed, BadResponse, OSError) as error:
+        print(f"lab {command}: FAILED: {error}", file=sys.stderr)
+        return 1
+    rawio.write_run(out, {**meta, "stats": stats}, columns)
+    print(summary(columns, stats))
+    return 0

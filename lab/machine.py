@@ -5,12 +5,15 @@ A campaign records the fingerprint once and refuses to continue on a machine tha
 
 import os
 import platform
+import resource
 import subprocess
 import sys
 import time
 from importlib import metadata
+from pathlib import Path
 
 LIBRARIES = ("numpy", "scikit-learn", "fastapi", "uvicorn", "uvloop", "httptools", "pydantic")
+TICKS = os.sysconf("SC_CLK_TCK")  # /proc/stat counts in clock ticks
 
 
 def cpu_model() -> str:
@@ -145,6 +148,66 @@ def quiet_check(
             echo(f"quiet rule: cpu{cpu} {snap['idle_share']:.0%} idle, other cores "
                  f"{snap['other_cores_idle_share']:.0%} idle; waiting")  # fmt: skip
     return {"quiet": False, "tries": len(attempts), "idle_shares": attempts, **snap}
+
+
+def core_busy_s(cpu: int) -> float:
+    """Seconds `cpu` spent not idle since boot (user, nice, system, irq, softirq, steal)."""
+    with open("/proc/stat") as handle:
+        for line in handle:
+            fields = line.split()
+            if fields[0] == f"cpu{cpu}":
+                values = [int(value) for value in fields[1:9]]
+                return (sum(values) - values[3] - values[4]) / TICKS
+    raise ValueError(f"no cpu{cpu} in /proc/stat")
+
+
+def process_cpu_s(pid: int) -> float:
+    fields = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()
+    return (int(fields[11]) + int(fields[12])) / TICKS
+
+
+def children_cpu_s() -> float:
+    usage = resource.getrusage(resource.RUSAGE_CHILDREN)
+    return usage.ru_utime + usage.ru_stime
+
+
+class CoreWatch:
+    """While the block runs: the core's busy time, the measured process's CPU time (the
+    service; for Part A the timing process itself), its clients' CPU time, and the share
+    of the core the rest of the machine took (`others_share`). A quiet check before a run
+    cannot see a process that starts in the middle of it; this can."""
+
+    def __init__(self, cpu: int, service_pid: int):
+        self.cpu = cpu
+        self.service_pid = service_pid
+        self.found: dict = {}
+
+    def _sample(self) -> tuple[float, ...]:
+        return (time.monotonic(), core_busy_s(self.cpu), process_cpu_s(self.service_pid),
+                children_cpu_s(), self._other_cores_busy_s())  # fmt: skip
+
+    def _other_cores_busy_s(self) -> float:
+        # The two vCPUs of a small VM may be hyperthreads of one physical core: work on the
+        # "other" core can slow the measured one, so how busy it was is recorded too.
+        others = set(range(os.cpu_count() or 1)) - {self.cpu}
+        return sum(core_busy_s(cpu) for cpu in others)
+
+    def __enter__(self) -> "CoreWatch":
+        self.start = self._sample()
+        return self
+
+    def __exit__(self, *exc) -> None:
+        wall, busy, service, client, other_cores = (
+            b - a for a, b in zip(self.start, self._sample(), strict=True))  # fmt: skip
+        others = max(busy - service - client, 0.0)
+        self.found = {
+            "wall_s": round(wall, 3),
+            "core_busy_s": round(busy, 3),
+            "service_cpu_s": round(service, 3),
+            "client_cpu_s": round(client, 3),
+            "others_share": round(others / wall, 4) if wall else 0.0,
+            "other_cores_busy_share": round(other_cores / wall, 4) if wall else 0.0,
+        }
 
 
 def pin_command(cpu: int | None, command: list[str]) -> list[str]:

@@ -16,14 +16,13 @@ import argparse
 import asyncio
 import contextlib
 import gc
-import sys
 import time
 from collections import deque
 from pathlib import Path
 
 import numpy as np
 
-from lab import arrivals, httpclient, rawio
+from lab import arrivals, httpclient
 
 NS_PER_S = 1_000_000_000
 # The window starts this long after the client is ready, so the first timer is armed in time.
@@ -273,23 +272,8 @@ def main(args: argparse.Namespace) -> int:
     schedule = arrivals.poisson_arrivals(args.arrival_rate, args.window_s, args.seed)
     request_ids = artifacts.request_ids()
     customer_ids = arrivals.customers_for_run(request_ids, args.seed, len(schedule))
-    try:
-        columns, stats = run_open_loop(
-            args.host,
-            args.port,
-            schedule,
-            customer_ids,
-            args.connections,
-            args.drain_s,
-            window_s=args.window_s,
-            arrival_rate=args.arrival_rate,
-        )
-    except (httpclient.PeerClosed, httpclient.BadResponse, OSError) as error:
-        print(f"lab openloop: FAILED: {error}", file=sys.stderr)
-        return 1
     meta = {
         "kind": "client",
-        "stats": stats,
         "seed": args.seed,
         "customer_offset": arrivals.customer_offset(args.seed, len(request_ids)),
         "arrival_rate": args.arrival_rate,
@@ -299,6 +283,19 @@ def main(args: argparse.Namespace) -> int:
         "host": args.host,
         "port": args.port,
     }
-    rawio.write_run(args.out, meta, columns)
-    print(summary_line(columns, stats))
-    return 0
+    return httpclient.run_client(
+        "openloop",
+        lambda: run_open_loop(
+            args.host,
+            args.port,
+            schedule,
+            customer_ids,
+            args.connections,
+            args.drain_s,
+            window_s=args.window_s,
+            arrival_rate=args.arrival_rate,
+        ),
+        args.out,
+        meta,
+        summary_line,
+    )

@@ -6,6 +6,7 @@ sizes in a new random order; every call's time is kept. Run:
 """
 
 import argparse
+import os
 import subprocess
 import sys
 import time
@@ -52,7 +53,10 @@ def one_run(campaign: str, run_index: int, calls: int, seed: int, cpu: int | Non
     meta = base_meta("part_a", run_id, campaign, cpu)
     meta["load_before"] = machine.load_snapshot(cpu)
     order = sizes_order(seed + run_index)
-    timed = [(size, time_calls(model, rows, size, calls)) for size in order]
+    # Who else used the core (and the other, possibly sibling, core) while the calls ran.
+    with machine.CoreWatch(cpu if cpu is not None else 0, os.getpid()) as watch:
+        timed = [(size, time_calls(model, rows, size, calls)) for size in order]
+    meta["core_watch"] = watch.found
     meta["load_after"] = machine.load_snapshot(cpu)
     meta.update(
         run_index=run_index,
@@ -60,7 +64,7 @@ def one_run(campaign: str, run_index: int, calls: int, seed: int, cpu: int | Non
         calls_per_size=calls,
         warmup_calls=WARMUP_CALLS,
         seed=seed + run_index,
-        omp_num_threads=machine.os.environ.get("OMP_NUM_THREADS"),
+        omp_num_threads=os.environ.get("OMP_NUM_THREADS"),
     )
     columns = {
         "size": np.concatenate([np.full(len(t), s, dtype=np.uint16) for s, t in timed]),

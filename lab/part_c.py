@@ -411,10 +411,11 @@ def run_for_campaign(context, run: dict) -> tuple[dict, dict]:
     (meta, columns) for the raw file (the runner adds the base metadata)."""
     from lab import artifacts, machine, part_c_breakdown, runs
     from lab.arrivals import customer_offset
+    from lab.design import NONE
 
     seed = run_seed(context.seed, run["run_index"])
     reps = part_c_breakdown.DEFAULT_REPS
-    with runs.service(context, {"batcher": "none", "max_batch": 0, "max_wait_ms": 0.0}) as service:
+    with runs.service(context, NONE.as_dict()) as service:
         arguments = [
             "partc",
             "--one-run",
@@ -426,16 +427,18 @@ def run_for_campaign(context, run: dict) -> tuple[dict, dict]:
             "--port",
             str(service.port),
         ]
-        client_meta, columns = runs.client_columns(
-            context, arguments, client_timeout_s(run["records"], reps), run["run_id"]
-        )
+        with runs.watch_core(context, service) as watch:
+            client_meta, columns = runs.client_columns(
+                context, arguments, client_timeout_s(run["records"], reps), run["run_id"]
+            )
         load_after = machine.load_snapshot(context.cpu)
     meta = {
         "run_index": run["run_index"],
         "seed": seed,
         "customer_offset": customer_offset(seed, len(artifacts.request_ids())),
         "load_after": load_after,
-        "service": {"batcher": "none", "max_batch": 0, "max_wait_ms": 0.0},
+        "service": NONE.as_dict(),
+        "core_watch": watch.found,
         **client_meta["part_c"],
     }
     return meta, columns
@@ -459,12 +462,12 @@ def summary(meta: dict, columns: dict) -> str:
 
 
 def run_on_its_own(args) -> int:
-    from lab import design, runs
-    from lab.runmeta import base_meta, default_campaign
-    from lab.runner import pin_runner_away_from
+    from lab import design, runner, runs
+    from lab.runmeta import default_campaign
+    from lab.schedule import indexed_runs
 
     campaign = args.campaign or default_campaign("part-c")
-    pin_runner_away_from(args.cpu)
+    runner.pin_runner_away_from(args.cpu)
     profile = dataclasses.replace(
         design.FULL,
         part_c_records=args.records,
@@ -473,17 +476,9 @@ def run_on_its_own(args) -> int:
     )
     folder = paths.raw() / campaign
     context = runs.Context(campaign, folder, args.cpu, profile, args.seed)
-    for run_index in range(args.runs):
-        run = {
-            "run_id": f"part_c-{run_index}",
-            "kind": "part_c",
-            "run_index": run_index,
-            "records": args.records,
-        }
-        meta = base_meta("part_c", run["run_id"], campaign, args.cpu)
-        extra, columns = runs.run_part_c(context, run, echo=print)
-        meta.update(extra)
-        rawio.write_run(folder / "runs" / f"{run['run_id']}{rawio.SUFFIX}", meta, columns)
+    for run in indexed_runs("part_c", args.runs, records=args.records):
+        runner.execute(context, run, echo=print)
+        meta, columns = rawio.read_run(runner.run_path(folder, run["run_id"]))
         print(summary(meta, columns), flush=True)
     print(f"wrote {args.runs} runs to {folder}")
     return 0

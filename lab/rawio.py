@@ -192,5 +192,13 @@ def write_json(path: Path, value) -> None:
     _atomic_write(Path(path), (json.dumps(value, indent=1, sort_keys=True) + "\n").encode())
 
 
+def read_json(path: Path):
+    """A small campaign JSON file, or RawFileError naming it."""
+    try:
+        return json.loads(Path(path).read_text())
+    except (OSError, ValueError) as error:
+        raise RawFileError(f"{path}: cannot read it ({error})") from error
+
+
 def run_files(campaign: Path) -> list[Path]:
     return sorted((Path(campaign) / "runs").glob(f"*{SUFFIX}"))

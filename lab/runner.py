@@ -19,7 +19,7 @@ from pathlib import Path
 from lab import artifacts, machine, paths, rawio
 from lab.design import PROFILES
 from lab.progress import Progress
-from lab.runs import EXECUTORS, WRITES_OWN_FILE, Context, RunFailed
+from lab.runs import EXECUTORS, Context, RunFailed
 from lab.schedule import build_schedule
 from lab.serviceproc import ServiceError
 
@@ -41,7 +41,7 @@ def open_campaign(folder: Path, profile_name: str, seed: int, cpu: int | None) -
     header_path = folder / "campaign.json"
     fingerprint = machine.fingerprint()
     if header_path.exists():
-        header = rawio_json(header_path)
+        header = read_json(header_path)
         if header["fingerprint"] != fingerprint:
             raise CampaignError(
                 f"{folder.name} was started on another machine ({header['fingerprint']}); "
@@ -77,19 +77,17 @@ def design_record(profile) -> dict:
     return record
 
 
-def rawio_json(path: Path):
-    import json
-
+def read_json(path: Path):
     try:
-        return json.loads(path.read_text())
-    except (OSError, ValueError) as error:
-        raise CampaignError(f"{path}: cannot read it ({error})") from error
+        return rawio.read_json(path)
+    except rawio.RawFileError as error:
+        raise CampaignError(str(error)) from error
 
 
 def load_schedule(folder: Path, profile_name: str, seed: int) -> list[dict]:
     path = folder / "schedule.json"
     if path.exists():
-        return rawio_json(path)
+        return read_json(path)
     schedule = build_schedule(PROFILES[profile_name], seed)
     rawio.write_json(path, schedule)
     return schedule
@@ -120,19 +118,19 @@ def execute(context: Context, run: dict, echo) -> None:
 
     meta = base_meta(run["kind"], run["run_id"], context.campaign, context.cpu)
     result = EXECUTORS[run["kind"]](context, run, echo)
-    if run["kind"] in WRITES_OWN_FILE:
-        path = run_path(context.campaign_dir, run["run_id"])
+    path = run_path(context.campaign_dir, run["run_id"])
+    if result.columns is None:
         if not path.exists():
             raise RunFailed(f"{run['kind']} finished without writing {path}")
         return
-    extra, columns, shared, log8 = result if len(result) == 4 else (*result, None, ())
-    path = run_path(context.campaign_dir, run["run_id"])
-    rawio.write_run(path, {**meta, **extra}, columns, shared=shared, log8=log8)
+    rawio.write_run(
+        path, {**meta, **result.meta}, result.columns, shared=result.shared, log8=result.log8
+    )
 
 
 def record_failure(folder: Path, run: dict, reason: str) -> None:
     path = folder / "failures.json"
-    failures = rawio_json(path) if path.exists() else []
+    failures = read_json(path) if path.exists() else []
     failures.append(
         {
             "run_id": run["run_id"],

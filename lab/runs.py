@@ -15,7 +15,7 @@ from pathlib import Path
 import numpy as np
 
 from lab import machine, rawio
-from lab.design import Profile
+from lab.design import NONE, Profile
 
 # Part B's per-request durations are kept to 8 significant bits (exact below 256 µs,
 # within 0.4% above), so that a full campaign of ~10 million requests stays under 40 MiB.
@@ -36,6 +36,17 @@ class Context:
 
 class RunFailed(Exception):
     pass
+
+
+@dataclass
+class RunResult:
+    """What an executor hands the runner for the raw file. columns None: the run wrote its
+    own file in a fresh pinned process (Part A, bits) and the runner only checks it."""
+
+    meta: dict
+    columns: dict | None = None
+    shared: dict | None = None  # column name -> shared zip (Part B's arrivals)
+    log8: tuple = ()
 
 
 def _die_with_parent() -> None:
@@ -76,7 +87,7 @@ def scratch_file(context: Context, name: str) -> Path:
     return folder / f"{name}{rawio.SUFFIX}"
 
 
-def run_part_a(context: Context, run: dict, echo=None) -> dict:
+def run_part_a(context: Context, run: dict, echo=None) -> RunResult:
     """Part A writes its own raw file (a fresh process); the runner only checks it."""
     quiet_record = quiet(context, echo)
     arguments = [
@@ -93,10 +104,10 @@ def run_part_a(context: Context, run: dict, echo=None) -> dict:
     if context.cpu is not None:
         arguments += ["--cpu", str(context.cpu)]
     run_pinned(context, arguments, timeout_s=1800)
-    return {"quiet": quiet_record}
+    return RunResult({"quiet": quiet_record})
 
 
-def run_bits(context: Context, run: dict, echo=None) -> dict:
+def run_bits(context: Context, run: dict, echo=None) -> RunResult:
     quiet(context, echo)  # the bit check times nothing, but it should not share the core
     arguments = ["bits", "--campaign", context.campaign]
     if run.get("rows"):
@@ -104,7 +115,7 @@ def run_bits(context: Context, run: dict, echo=None) -> dict:
     if context.cpu is not None:
         arguments += ["--cpu", str(context.cpu)]
     run_pinned(context, arguments, timeout_s=3600)
-    return {}
+    return RunResult({})
 
 
 def service(context: Context, setting: dict):
@@ -126,9 +137,7 @@ def service(context: Context, setting: dict):
 def watch_core(context: Context, proc):
     """What else ran on the measurement core during the run (the quiet check before a run
     cannot see a process that starts in the middle of it)."""
-    from lab.crosscheck import CoreWatch
-
-    return CoreWatch(context.cpu if context.cpu is not None else 0, proc.pid)
+    return machine.CoreWatch(context.cpu if context.cpu is not None else 0, proc.pid)
 
 
 def client_columns(context: Context, arguments: list[str], timeout_s: float, name: str):
@@ -141,8 +150,8 @@ def client_columns(context: Context, arguments: list[str], timeout_s: float, nam
         out.parent.rmdir()
 
 
-def run_saturation(context: Context, run: dict, echo=None) -> tuple[dict, dict]:
-    with service(context, {"batcher": "none", "max_batch": 0, "max_wait_ms": 0.0}) as proc:
+def run_saturation(context: Context, run: dict, echo=None) -> RunResult:
+    with service(context, NONE.as_dict()) as proc:
         quiet_record = quiet(context, echo)
         arguments = ["saturate", "--port", str(proc.port), "--seconds", str(run["counted_s"])]
         with watch_core(context, proc) as watch:
@@ -160,10 +169,10 @@ def run_saturation(context: Context, run: dict, echo=None) -> tuple[dict, dict]:
         "warmup_s": stats.get("warmup_s"),
         "core_watch": watch.found,
     }
-    return meta, columns
+    return RunResult(meta, columns)
 
 
-def run_part_b(context: Context, run: dict, echo=None) -> tuple[dict, dict, dict, tuple]:
+def run_part_b(context: Context, run: dict, echo=None) -> RunResult:
     from lab.arrivals import arrival_seed
 
     if not context.saturation_s:
@@ -209,15 +218,15 @@ def run_part_b(context: Context, run: dict, echo=None) -> tuple[dict, dict, dict
     # Every setting in a round and rate meets the same arrivals: store them once.
     arrivals = f"r{run['round']}-x{run['rate_multiple']:g}.zip"
     shared = {"arrival_us": context.campaign_dir / "arrivals" / arrivals}
-    return meta, columns, shared, PART_B_LOG8
+    return RunResult(meta, columns, shared, PART_B_LOG8)
 
 
-def run_part_c(context: Context, run: dict, echo=None) -> tuple[dict, dict]:
+def run_part_c(context: Context, run: dict, echo=None) -> RunResult:
     from lab import part_c
 
     quiet_record = quiet(context, echo)
     meta, columns = part_c.run_for_campaign(context, run)
-    return {"quiet": quiet_record, "load_before": quiet_record, **meta}, columns
+    return RunResult({"quiet": quiet_record, "load_before": quiet_record, **meta}, columns)
 
 
 # kind -> executor. Part A and bits write their own files in a fresh pinned process.
@@ -228,4 +237,3 @@ EXECUTORS = {
     "part_b": run_part_b,
     "part_c": run_part_c,
 }
-WRITES_OWN_FILE = {"part_a", "bits"}

@@ -36,36 +36,20 @@ def part_b_round(profile: Profile, round_index: int, seed: int) -> list[dict]:
     return [runs[i] for i in order]
 
 
+def indexed_runs(kind: str, count: int, **fields) -> list[dict]:
+    """`count` runs of one kind, named `<kind>-<index>`."""
+    return [
+        {"run_id": f"{kind}-{index}", "kind": kind, "run_index": index, **fields}
+        for index in range(count)
+    ]
+
+
 def build_schedule(profile: Profile, seed: int, with_part_c: bool = True) -> list[dict]:
-    runs = [
-        {
-            "run_id": f"part_a-{i}",
-            "kind": "part_a",
-            "run_index": i,
-            "calls_per_size": profile.calls_per_size,
-        }
-        for i in range(profile.part_a_runs)
-    ]
+    runs = indexed_runs("part_a", profile.part_a_runs, calls_per_size=profile.calls_per_size)
     runs.append({"run_id": "bits", "kind": "bits", "rows": profile.bit_rows})
-    runs += [
-        {
-            "run_id": f"saturation-{i}",
-            "kind": "saturation",
-            "run_index": i,
-            "counted_s": profile.saturation_s,
-        }
-        for i in range(profile.saturation_runs)
-    ]
+    runs += indexed_runs("saturation", profile.saturation_runs, counted_s=profile.saturation_s)
     for round_index in range(profile.rounds):
         runs += part_b_round(profile, round_index, seed)
     if with_part_c:
-        runs += [
-            {
-                "run_id": f"part_c-{i}",
-                "kind": "part_c",
-                "run_index": i,
-                "records": profile.part_c_records,
-            }
-            for i in range(profile.part_c_runs)
-        ]
+        runs += indexed_runs("part_c", profile.part_c_runs, records=profile.part_c_records)
     return runs
