@@ -302,6 +302,18 @@ def model_share(results: dict) -> float:
     return share
 
 
+def outside_model_at_s(results: dict) -> float:
+    """Core time per answer at S outside the model call (none's model call at 0.5 × S)."""
+    return 1e6 / get(results, "saturation", "S") * (1 - model_share(results))
+
+
+def outside_model_at_top(results: dict, throughput: float, name: str) -> float:
+    """Time per answer at that throughput minus the model's per-row time at the cap B."""
+    cap = get(results, "part_b", "settings", name, "max_batch")
+    per_row = get(results, "part_a", "by_size", str(cap), "per_row_us")
+    return 1e6 / throughput - per_row
+
+
 def top_rate_figures(results: dict) -> list:
     """The highest rate: the best batched setting's throughput against none's."""
     rates = get(results, "design", "rate_multiples")
@@ -344,6 +356,25 @@ def top_rate_figures(results: dict) -> list:
             lambda r: known(stats.ratio(best(r)[0], cell(r, "none", top)["throughput"])),
         ),
         (
+            "best_batched_kept_up_at_top_rate",
+            "yes/no",
+            "the best batched setting kept up at the top rate",
+            lambda r: cell(r, best(r)[1], top)["keeps_up"],
+        ),
+        (
+            "best_batched_outside_model_us_at_top_rate",
+            "µs",
+            "time per answer at the best batched throughput at the top rate, minus the "
+            "model's per-row time at its cap B (Part A): the work batching does not remove",
+            lambda r: outside_model_at_top(r, *best(r)),
+        ),
+        (
+            "outside_model_growth_at_top_rate",
+            "×",
+            "that work per answer at the top rate / at S",
+            lambda r: outside_model_at_top(r, *best(r)) / outside_model_at_s(r),
+        ),
+        (
             "batched_p99_ms_min_at_1_6",
             "ms",
             "lowest batched p99 at 1.6 × S",
@@ -378,6 +409,12 @@ def top_rate_figures(results: dict) -> list:
             "× S",
             "the most a batcher could answer if the model call cost nothing: S ÷ (1 − that share)",
             lambda r: 1 / (1 - model_share(r)),
+        ),
+        (
+            "outside_model_us_at_S",
+            "µs",
+            "core time per answer at S outside the model call: HTTP, handler and client",
+            outside_model_at_s,
         ),
         (
             "b32_w2_queued_plus_model_us_at_0_5",
