@@ -58,11 +58,16 @@ def raw_dir() -> Path:
     return FIXTURE_RAW
 
 
-def build_site(site_dir: Path, base: str) -> None:
-    """`mkdocs build --strict` for a site served at `base` (the hook runs the generator)."""
-    env = dict(os.environ, LESSON_RAW=str(raw_dir()), LESSON_SITE_URL=base, NO_MKDOCS_2_WARNING="1")
-    done = subprocess.run(
-        [sys.executable, "-m", "mkdocs", "build", "--strict", "-d", str(site_dir)],
+def mkdocs_build(
+    site_dir: Path, config: Path = ROOT / "mkdocs.yml", site_url: str | None = None
+) -> subprocess.CompletedProcess:
+    """`mkdocs build --strict` of `config` into `site_dir` (the hook runs the generator)."""
+    env = dict(os.environ, LESSON_RAW=str(raw_dir()), NO_MKDOCS_2_WARNING="1")
+    if site_url:
+        env["LESSON_SITE_URL"] = site_url
+    command = ["mkdocs", "build", "--strict", "-f", str(config), "-d", str(site_dir)]
+    return subprocess.run(
+        [sys.executable, "-m", *command],
         cwd=ROOT,
         env=env,
         capture_output=True,
@@ -70,6 +75,11 @@ def build_site(site_dir: Path, base: str) -> None:
         timeout=300,
         check=False,
     )
+
+
+def build_site(site_dir: Path, base: str) -> None:
+    """The site built for serving at `base`; a failed build raises with mkdocs' output."""
+    done = mkdocs_build(site_dir, site_url=base)
     if done.returncode != 0:
         raise RuntimeError(f"mkdocs build failed:\n{done.stdout}\n{done.stderr}")
 

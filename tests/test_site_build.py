@@ -9,7 +9,6 @@ value, an unknown reference fact, a chart without a spec, a page left out of the
 """
 
 import hashlib
-import os
 import re
 import shutil
 import subprocess
@@ -21,7 +20,7 @@ import pytest
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT / "tests"))
 
-from test_browser import raw_dir  # noqa: E402 (shares the choice of campaign)
+from test_browser import mkdocs_build  # noqa: E402 (one build, one choice of campaign)
 
 PAGES = ROOT / "site_src" / "pages"
 NAV_PAGES = [
@@ -39,29 +38,6 @@ NAV_PAGES = [
     "limits/index.html",
     "run-it/index.html",
 ]
-
-
-def mkdocs_build(site_dir: Path, config: Path = ROOT / "mkdocs.yml") -> subprocess.CompletedProcess:
-    env = dict(os.environ, LESSON_RAW=str(raw_dir()), NO_MKDOCS_2_WARNING="1")
-    return subprocess.run(
-        [
-            sys.executable,
-            "-m",
-            "mkdocs",
-            "build",
-            "--strict",
-            "-f",
-            str(config),
-            "-d",
-            str(site_dir),
-        ],
-        cwd=ROOT,
-        env=env,
-        capture_output=True,
-        text=True,
-        timeout=300,
-        check=False,
-    )
 
 
 @pytest.fixture(scope="module")
