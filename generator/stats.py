@@ -60,17 +60,17 @@ def percentile(values, p: float) -> float:
 
 
 def percentiles(values, ps) -> list[float]:
-    """Several nearest-rank percentiles of the same values, sorting them once."""
-    ordered = np.sort(np.asarray(values, dtype=float))
-    if ordered.size == 0:
+    """Several nearest-rank percentiles of the same values, one partial sort for them all."""
+    values = np.asarray(values, dtype=float)
+    if values.size == 0:
         raise ValueError("percentile of no values")
-    chosen = []
     for p in ps:
         if not 0 < p <= 100:
             raise ValueError(f"percentile {p} outside (0, 100]")
-        rank = math.ceil(p * ordered.size / 100)  # p * n first: exact for whole p
-        chosen.append(float(ordered[rank - 1]))
-    return chosen
+    # p * n first: exact for whole p; a partition puts each chosen rank where a sort would.
+    indices = [math.ceil(p * values.size / 100) - 1 for p in ps]
+    placed = np.partition(values, sorted(set(indices)))
+    return [float(placed[index]) for index in indices]
 
 
 def median(values) -> float:

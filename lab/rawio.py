@@ -8,6 +8,7 @@ folder, fsync, rename), so a killed writer never leaves a partial file. Needs on
 standard library and numpy. Documented in data/README.md.
 """
 
+import functools
 import hashlib
 import io
 import json
@@ -161,15 +162,23 @@ def read_meta(path: Path) -> dict:
 
 
 def read_shared_column(path: Path, name: str, ref: dict) -> np.ndarray:
+    """A column stored once for many runs (Part B's arrivals), checked by its sha256."""
     target = Path(path).parent / ref["file"]
     try:
-        data = target.read_bytes()
-        if sha256_bytes(data) != ref["sha256"]:
-            raise RawFileError(f"{path}: shared column {name!r} in {target}: wrong sha256")
-        with zipfile.ZipFile(io.BytesIO(data)) as archive:
-            return decode(archive.read("values.col"), json.loads(archive.read("layout.json")))
-    except UNREADABLE as error:
+        stat = target.stat()
+        return _shared_values(target, stat.st_mtime_ns, stat.st_size, ref["sha256"]).copy()
+    except (*UNREADABLE, RawFileError) as error:
         raise RawFileError(f"{path}: shared column {name!r} in {target}: {error}") from error
+
+
+@functools.lru_cache(maxsize=64)
+def _shared_values(target: Path, mtime_ns: int, size: int, sha256: str) -> np.ndarray:
+    # Every setting of a round and rate shares one file: read and check it once per version.
+    data = target.read_bytes()
+    if sha256_bytes(data) != sha256:
+        raise RawFileError("wrong sha256")
+    with zipfile.ZipFile(io.BytesIO(data)) as archive:
+        return decode(archive.read("values.col"), json.loads(archive.read("layout.json")))
 
 
 def read_run(path: Path) -> tuple[dict, dict[str, np.ndarray]]:

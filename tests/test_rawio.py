@@ -59,6 +59,10 @@ def test_shared_columns_are_stored_once_and_checked(tmp_path):
         )
     meta, columns = rawio.read_run(tmp_path / "runs" / "b.run.zip")
     assert np.array_equal(columns["arrival_us"], arrivals)
+    columns["arrival_us"][0] = 99  # each reader gets its own copy of a shared column
+    assert np.array_equal(
+        rawio.read_run(tmp_path / "runs" / "a.run.zip")[1]["arrival_us"], arrivals
+    )
     assert "arrival_us.col" not in str(meta["column_layout"])
     with pytest.raises(rawio.RawFileError, match="different values"):
         rawio.write_run(tmp_path / "runs" / "c.run.zip", {}, {"arrival_us": arrivals + 1},
