@@ -6,6 +6,7 @@ sizes in a new random order; every call's time is kept. Run:
 """
 
 import argparse
+import json
 import os
 import subprocess
 import sys
@@ -44,13 +45,18 @@ def time_calls(model, rows: np.ndarray, size: int, calls: int) -> np.ndarray:
     return times
 
 
-def one_run(campaign: str, run_index: int, calls: int, seed: int, cpu: int | None) -> Path:
-    """Time every size once in this process and write the run's raw file."""
+def one_run(
+    campaign: str, run_index: int, calls: int, seed: int, cpu: int | None, quiet: dict | None = None
+) -> Path:
+    """Time every size once in this process and write the run's raw file (with the runner's
+    quiet check before it, when the runner made one)."""
     from lab import artifacts
 
     model, rows = artifacts.load_model(), artifacts.test_rows()
     run_id = f"part_a-{run_index}"
     meta = base_meta("part_a", run_id, campaign, cpu)
+    if quiet is not None:
+        meta["quiet"] = quiet
     meta["load_before"] = machine.load_snapshot(cpu)
     order = sizes_order(seed + run_index)
     # Who else used the core (and the other, possibly sibling, core) while the calls ran.
@@ -120,12 +126,14 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--seed", type=int, default=1, help="seed of the size orders")
     parser.add_argument("--campaign", default=None, help="folder name under data/raw/")
     parser.add_argument("--one-run", type=int, default=None, help=argparse.SUPPRESS)
+    # The runner's quiet check, as JSON, to be kept in the raw file it cannot write itself.
+    parser.add_argument("--quiet-json", type=json.loads, default=None, help=argparse.SUPPRESS)
 
 
 def main(args) -> int:
     campaign = args.campaign or default_campaign("part-a")
     if args.one_run is not None:
-        one_run(campaign, args.one_run, args.calls, args.seed, args.cpu)
+        one_run(campaign, args.one_run, args.calls, args.seed, args.cpu, args.quiet_json)
         return 0
     for run_index in range(args.runs):
         path = run_in_fresh_process(campaign, run_index, args.calls, args.seed, args.cpu)

@@ -5,6 +5,7 @@ core with one thread each; the runner itself stays on the other core. Used by la
 """
 
 import ctypes
+import json
 import signal
 import subprocess
 import sys
@@ -100,11 +101,13 @@ def run_part_a(context: Context, run: dict, echo=None) -> RunResult:
         str(context.seed),
         "--campaign",
         context.campaign,
+        "--quiet-json",
+        json.dumps(quiet_record),
     ]
     if context.cpu is not None:
         arguments += ["--cpu", str(context.cpu)]
     run_pinned(context, arguments, timeout_s=1800)
-    return RunResult({"quiet": quiet_record})
+    return RunResult({})
 
 
 def run_bits(context: Context, run: dict, echo=None) -> RunResult:

@@ -70,6 +70,10 @@ def test_killed_twice_then_resumed_gives_every_run_exactly_once(tmp_path):
         assert meta["run_id"] == path.name.removesuffix(rawio.SUFFIX)
     assert not list((tmp_path / CAMPAIGN).rglob("*.tmp"))
     assert "already done" in done.stdout and "[" in done.stdout
+    # Every timed run keeps its quiet check and who else used the core while it ran.
+    timed = [rawio.read_meta(p) for p in finished_runs(tmp_path) if "bits" not in p.name]
+    assert timed and all(m["quiet"]["tries"] >= 1 and "others_share" in m["core_watch"]
+                         for m in timed)  # fmt: skip
     part_b = [rawio.read_run(p) for p in finished_runs(tmp_path) if "part_b" in p.name]
     assert part_b and all(len(cols["latency_us"]) > 0 for _, cols in part_b)
 
