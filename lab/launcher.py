@@ -13,7 +13,6 @@ shared. Used by the campaign runner:
 The launcher process itself is `python -m lab.launcher` (driven over stdin/stdout).
 """
 
-import ctypes
 import json
 import os
 import signal
@@ -22,13 +21,8 @@ import sys
 import time
 
 from lab import paths
-from lab.machine import python, single_thread_env
+from lab.machine import die_with_parent, python, single_thread_env
 from lab.serviceproc import ServiceError, ServiceProcess
-
-
-def die_with_parent() -> None:
-    """SIGKILL this process when its parent dies (a killed runner leaves nothing behind)."""
-    ctypes.CDLL("libc.so.6", use_errno=True).prctl(1, signal.SIGKILL)  # PR_SET_PDEATHSIG
 
 
 class Launcher:

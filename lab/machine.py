@@ -3,9 +3,11 @@
 A campaign records the fingerprint once and refuses to continue on a machine that differs.
 """
 
+import ctypes
 import os
 import platform
 import resource
+import signal
 import subprocess
 import sys
 import time
@@ -152,13 +154,8 @@ def quiet_check(
 
 def core_busy_s(cpu: int) -> float:
     """Seconds `cpu` spent not idle since boot (user, nice, system, irq, softirq, steal)."""
-    with open("/proc/stat") as handle:
-        for line in handle:
-            fields = line.split()
-            if fields[0] == f"cpu{cpu}":
-                values = [int(value) for value in fields[1:9]]
-                return (sum(values) - values[3] - values[4]) / TICKS
-    raise ValueError(f"no cpu{cpu} in /proc/stat")
+    idle, _, total = _cpu_times(cpu)
+    return (total - idle) / TICKS
 
 
 def process_cpu_s(pid: int) -> float:
@@ -208,6 +205,12 @@ class CoreWatch:
             "others_share": round(others / wall, 4) if wall else 0.0,
             "other_cores_busy_share": round(other_cores / wall, 4) if wall else 0.0,
         }
+
+
+def die_with_parent() -> None:
+    """In a child process: SIGKILL when the parent dies, so a killed runner leaves no
+    service or client behind (prctl PR_SET_PDEATHSIG)."""
+    ctypes.CDLL("libc.so.6", use_errno=True).prctl(1, signal.SIGKILL)
 
 
 def pin_command(cpu: int | None, command: list[str]) -> list[str]:

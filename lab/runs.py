@@ -4,9 +4,7 @@ Every measured process (model timing, service, load client) is pinned to the mea
 core with one thread each; the runner itself stays on the other core. Used by lab/runner.py.
 """
 
-import ctypes
 import json
-import signal
 import subprocess
 import sys
 import tempfile
@@ -50,12 +48,6 @@ class RunResult:
     log8: tuple = ()
 
 
-def _die_with_parent() -> None:
-    """In a child: get SIGKILL when the runner dies, so no service outlives a killed runner."""
-    libc = ctypes.CDLL("libc.so.6", use_errno=True)
-    libc.prctl(1, signal.SIGKILL)  # PR_SET_PDEATHSIG
-
-
 def run_pinned(context: Context, arguments: list[str], timeout_s: float) -> None:
     """`python -m lab ARGUMENTS` pinned to the measurement core; RunFailed on failure."""
     command = machine.pin_command(context.cpu, [sys.executable, "-m", "lab", *arguments])
@@ -67,7 +59,7 @@ def run_pinned(context: Context, arguments: list[str], timeout_s: float) -> None
             capture_output=True,
             text=True,
             timeout=timeout_s,
-            preexec_fn=_die_with_parent,
+            preexec_fn=machine.die_with_parent,
         )
     except subprocess.TimeoutExpired as error:
         raise RunFailed(f"`lab {arguments[0]}` took longer than {timeout_s:.0f} s") from error
