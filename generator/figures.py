@@ -356,6 +356,15 @@ def top_rate_figures(results: dict) -> list:
             lambda r: known(stats.ratio(best(r)[0], cell(r, "none", top)["throughput"])),
         ),
         (
+            "settings_kept_up_at_top_rate",
+            "settings",
+            "settings that kept up at the top rate in every round",
+            lambda r: sum(
+                bool(s["rates"].get(top, {}).get("keeps_up"))
+                for s in get(r, "part_b", "settings").values()
+            ),
+        ),
+        (
             "best_batched_kept_up_at_top_rate",
             "yes/no",
             "the best batched setting kept up at the top rate",

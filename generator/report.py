@@ -417,12 +417,14 @@ def check_part_c(data, results, check, say):
     lost = sum(int(c["method_errors"].sum()) for _, _, c in runs)
     check.dig(results, ("part_c", "bits", "mismatches"), wrong)
     check.dig(results, ("part_c", "bits", "errors"), lost)
+    stage_us = {}
     for side, route in ROUTE_OF.items():
         stages = runs[0][1]["breakdown"]["stages"][route]
-        for stage in (*stages, "outside", "round_trip"):
-            value = part_c_stage(runs, route, stage)
+        stage_us[side] = {stage: part_c_stage(runs, route, stage)
+                          for stage in (*stages, "outside", "round_trip")}  # fmt: skip
+        for stage, value in stage_us[side].items():
             check.dig(results, ("part_c", "breakdown", side, f"{stage}_us"), value)
-        share = part_c_stage(runs, route, "model") / part_c_stage(runs, route, "round_trip")
+        share = stage_us[side]["model"] / stage_us[side]["round_trip"]
         found["share"][side] = share
         check.dig(results, ("part_c", "breakdown", side, "model_share"), share)
     recorded = runs[-1][1]["example_exchange"]
@@ -437,9 +439,7 @@ def check_part_c(data, results, check, say):
     )
     found["all_equal"] = wrong == 0 and lost == 0 and inprocess == 0
     check.dig(results, ("part_c", "bits", "all_equal"), found["all_equal"])
-    found["single"] = {
-        stage: part_c_stage(runs, "predict", stage) for stage in ("model", "round_trip")
-    }
+    found["single"] = stage_us["single"]
     say(
         f"{len(runs)} runs of {records:,} records: loop {found['per_record_us']['loop']:,.1f} "
         f"µs per record; model {share:.0%} of a batch call, "

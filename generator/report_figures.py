@@ -117,7 +117,9 @@ def busy_side(figures: dict, cells: dict, batch_of: dict, rates: list) -> None:
             best[0], med(cells.get(("none", top)), "throughput")
         )
         figures["best_batched_kept_up_at_top_rate"] = kept(cells[(best[1], top)])
-        figures["best_batched_cap"] = batch_of[best[1]]
+    figures["settings_kept_up_at_top_rate"] = sum(
+        kept(c) for (_, r), c in cells.items() if r == top
+    )
     figures["none_throughput_at_top_rate"] = med(cells.get(("none", top)), "throughput")
     busy = sorted(
         med(c, "p99_ms")
@@ -168,18 +170,18 @@ def handler_and_waits(figures: dict, cells: dict) -> None:
         figures[f"wait_ms_w{w}"] = None if wait[w] is None else wait[w] / 1000
 
 
-def outside_model(figures: dict) -> None:
+def outside_model(figures: dict, batch_of: dict) -> None:
     """The work per answer batching cannot remove, at S and at the top rate."""
-    share, per_answer = figures.get("none_model_share_of_answer"), figures.get("S_us_per_answer")
-    if share is None or per_answer is None:
+    if figures.get("none_model_share_of_answer") is None:
         return
-    figures["outside_model_us_at_S"] = per_answer * (1 - share)
-    best, cap = figures.get("best_batched_throughput_at_top_rate"), figures.get("best_batched_cap")
-    per_row = figures.get(f"part_a_per_row_us_{cap}")
+    at_s = figures["S_us_per_answer"] - figures["none_model_us_at_0_5"]
+    figures["outside_model_us_at_S"] = at_s
+    best = figures.get("best_batched_setting_at_top_rate")
+    per_row = figures.get(f"part_a_per_row_us_{batch_of.get(best)}")
     if best and per_row is not None:
-        top = 1e6 / best - per_row
+        top = 1e6 / figures["best_batched_throughput_at_top_rate"] - per_row
         figures["best_batched_outside_model_us_at_top_rate"] = top
-        figures["outside_model_growth_at_top_rate"] = top / figures["outside_model_us_at_S"]
+        figures["outside_model_growth_at_top_rate"] = top / at_s
 
 
 def batch_route(figures: dict, part_c: dict) -> None:
@@ -225,9 +227,8 @@ def compute(sources: dict) -> dict:
         busy_side(figures, cells, batch_of, sorted({r for _, r in cells}, key=float))
         comparisons(figures, cells, needed)
         handler_and_waits(figures, cells)
-    outside_model(figures)
+        outside_model(figures, batch_of)
     batch_route(figures, sources.get("part_c"))
-    figures.pop("best_batched_cap", None)  # a helper value, not a published figure
     return {k: v for k, v in figures.items() if v is not None}
 
 
