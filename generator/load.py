@@ -11,7 +11,7 @@ import json
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from lab import rawio
+from lab.rawformat import codec
 
 # Meta fields (dotted = nested) and column groups (equal length within a group) per kind.
 REQUIRED_META = {
@@ -170,7 +170,7 @@ def open_campaign(folder: Path, chosen: str) -> Campaign:
         failures=read_failures(folder / "failures.json"),
         chosen=chosen,
     )
-    campaign.files = {p.name[: -len(rawio.SUFFIX)]: p for p in rawio.run_files(folder)}
+    campaign.files = {p.name[: -len(codec.SUFFIX)]: p for p in codec.run_files(folder)}
     return campaign
 
 
@@ -200,16 +200,16 @@ def choose_campaign(raw_dir: Path, name: str | None = None) -> Campaign:
 def read_meta(path: Path) -> dict:
     """Only the meta of a run file (for kinds not published yet: their quiet records)."""
     try:
-        return rawio.read_meta(path)
-    except rawio.RawFileError as error:
+        return codec.read_meta(path)
+    except codec.RawFileError as error:
         raise DataError(str(error)) from error
 
 
 def read_run(path: Path, kind: str | None = None) -> tuple[dict, dict]:
     """(meta, columns) of one run file, checked for the fields and columns of its kind."""
     try:
-        meta, columns = rawio.read_run(path)
-    except rawio.RawFileError as error:
+        meta, columns = codec.read_run(path)
+    except codec.RawFileError as error:
         raise DataError(str(error)) from error
     except Exception as error:  # a truncated zip fails in many ways; name the file
         raise DataError(f"{path}: cannot read ({type(error).__name__}: {error})") from error

@@ -1,6 +1,6 @@
 """The report: recompute every published number from the raw files and compare.
 
-A SEPARATE code path on purpose: it reads the run files itself (lab.rawio decodes them), has
+A SEPARATE code path on purpose: it reads the run files itself (the lab's codec decodes them), has
 its own percentile (integer nearest-rank), its own medians (statistics.median) and its own
 figure formulas (report_figures.py), and never imports generator.stats, results or figures.
 Counts and yes/no values must match exactly; floats within RELATIVE_TOLERANCE (results.json
@@ -18,7 +18,7 @@ import numpy as np
 
 from generator import report_figures
 from generator.report_explorer import check_explorer
-from lab import rawio
+from lab.rawformat import codec
 
 RELATIVE_TOLERANCE = 1e-4
 KEEP_SHARE = 0.95
@@ -34,8 +34,8 @@ class Disagreement(Exception):
 
 
 def read_run_file(path: Path) -> tuple[dict, dict]:
-    """Decoding the documented raw format is not arithmetic: lab.rawio's reader is used."""
-    return rawio.read_run(path)
+    """Decoding the documented raw format is not arithmetic: the lab's codec reads it."""
+    return codec.read_run(path)
 
 
 def setting_key(setting: dict) -> str:
@@ -541,7 +541,7 @@ def main(raw: Path, campaign: str | None, results_path: Path) -> int:
     except Disagreement as error:
         print(f"\nDISAGREES: {error}")
         return 1
-    except (OSError, KeyError, ValueError, rawio.RawFileError) as error:
+    except (OSError, KeyError, ValueError, codec.RawFileError) as error:
         print(f"\nreport: cannot recompute ({type(error).__name__}: {error})")
         return 2
     print(f"\nall {count:,} published numbers agree with the raw data")

@@ -8,8 +8,9 @@ import argparse
 
 import numpy as np
 
-from lab import machine, paths, rawio
+from lab import machine, paths
 from lab.design import BIT_SIZES
+from lab.rawformat import codec
 from lab.runmeta import base_meta, default_campaign
 from lab.scoring import score
 
@@ -58,7 +59,7 @@ def run(campaign: str, row_count: int | None, cpu: int | None, echo=print) -> di
     results = bit_check(model, rows, echo=echo)
     meta["load_after"] = machine.load_snapshot(cpu)
     meta.update(rows=int(len(rows)), sizes=list(BIT_SIZES), results=results)
-    rawio.write_run(paths.raw() / campaign / "runs" / f"bits{rawio.SUFFIX}", meta)
+    codec.write_run(paths.raw() / campaign / "runs" / f"bits{codec.SUFFIX}", meta)
     return meta
 
 

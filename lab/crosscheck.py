@@ -32,8 +32,9 @@ import sys
 import tempfile
 from pathlib import Path
 
-from lab import artifacts, machine, rawio
+from lab import artifacts, machine
 from lab.paths import DATA, REPO
+from lab.rawformat import codec
 from lab.serviceproc import ServiceProcess
 
 OUT = DATA / "bench" / "saturation_crosscheck.json"
@@ -122,7 +123,7 @@ def measure_ours(cpu: int, service: ServiceProcess, seconds: float, folder: Path
                                        "--out": out})  # fmt: skip
     with machine.CoreWatch(cpu, service.pid) as watch:
         run_pinned(cpu, command, timeout_s=seconds + 120)
-    stats = rawio.read_run(out)[0]["stats"]
+    stats = codec.read_run(out)[0]["stats"]
     out.unlink()
     return {
         "throughput": stats["throughput"],
@@ -187,7 +188,7 @@ def measure_open_loop(cpu, arrival_rate, setting, seconds, folder) -> dict:
                    "--window-s": seconds, "--seed": OPEN_LOOP_SEED, "--out": out}  # fmt: skip
         with machine.CoreWatch(cpu, service.pid) as watch:
             run_pinned(cpu, lab_command("openloop", options), timeout_s=seconds + 180)
-    stats = rawio.read_run(out)[0]["stats"]
+    stats = codec.read_run(out)[0]["stats"]
     out.unlink()
     kept = {key: stats[key] for key in OPEN_LOOP_STATS}
     return {"setting": setting, "idle_share_before": quiet["idle_share"], **kept,
@@ -280,7 +281,7 @@ def main(args: argparse.Namespace) -> int:
         "saturation_runs": runs,
         "open_loop_client_cost": points,
     }
-    rawio.write_json(args.out, result)
+    codec.write_json(args.out, result)
     print(table(result))
     print(f"wrote {args.out}")
     return 0

@@ -380,13 +380,13 @@ def run_client(command: str, measure: Callable, out, meta: dict, summary: Callab
     """The tail of a load client's CLI: measure() gives (columns, stats); a broken exchange
     is one FAILED line on stderr and exit 1 (nothing written), else `out` is written with
     the stats in its metadata and summary(columns, stats) is printed."""
-    from lab import rawio
+    from lab.rawformat import codec
 
     try:
         columns, stats = measure()
     except (PeerClosed, BadResponse, OSError) as error:
         print(f"lab {command}: FAILED: {error}", file=sys.stderr)
         return 1
-    rawio.write_run(out, {**meta, "stats": stats}, columns)
+    codec.write_run(out, {**meta, "stats": stats}, columns)
     print(summary(columns, stats))
     return 0

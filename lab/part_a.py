@@ -15,8 +15,9 @@ from pathlib import Path
 
 import numpy as np
 
-from lab import machine, paths, rawio
+from lab import machine, paths
 from lab.design import PART_A_SIZES
+from lab.rawformat import codec
 from lab.runmeta import base_meta, default_campaign
 
 WARMUP_CALLS = 20
@@ -76,8 +77,8 @@ def one_run(
         "size": np.concatenate([np.full(len(t), s, dtype=np.uint16) for s, t in timed]),
         "call_ns": np.concatenate([t for _, t in timed]),
     }
-    path = paths.raw() / campaign / "runs" / f"{run_id}{rawio.SUFFIX}"
-    rawio.write_run(path, meta, columns)
+    path = paths.raw() / campaign / "runs" / f"{run_id}{codec.SUFFIX}"
+    codec.write_run(path, meta, columns)
     return path
 
 
@@ -106,11 +107,11 @@ def run_in_fresh_process(
         command += ["--cpu", str(cpu)]
     env = machine.single_thread_env({"LAB_RAW": str(raw)} if raw else None)
     subprocess.run(command, check=True, env=env)
-    return (raw or paths.raw()) / campaign / "runs" / f"part_a-{run_index}{rawio.SUFFIX}"
+    return (raw or paths.raw()) / campaign / "runs" / f"part_a-{run_index}{codec.SUFFIX}"
 
 
 def summary(path: Path) -> str:
-    meta, columns = rawio.read_run(path)
+    meta, columns = codec.read_run(path)
     parts = []
     for size in (1, 32, 1024):
         times = columns["call_ns"][columns["size"] == size]

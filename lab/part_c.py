@@ -28,7 +28,8 @@ from pathlib import Path
 
 import numpy as np
 
-from lab import httpclient, paths, rawio
+from lab import httpclient, paths
+from lab.rawformat import codec
 
 CHUNKS = (1, 10, 100, 1_000, 10_000)
 LOOP = 0  # the `chunk` code of the loop of single /predict calls
@@ -478,7 +479,7 @@ def run_on_its_own(args) -> int:
     context = runs.Context(campaign, folder, args.cpu, profile, args.seed)
     for run in indexed_runs("part_c", args.runs, records=args.records):
         runner.execute(context, run, echo=print)
-        meta, columns = rawio.read_run(runner.run_path(folder, run["run_id"]))
+        meta, columns = codec.read_run(runner.run_path(folder, run["run_id"]))
         print(summary(meta, columns), flush=True)
     print(f"wrote {args.runs} runs to {folder}")
     return 0
@@ -497,7 +498,7 @@ def run_client(args) -> int:
     except (httpclient.PeerClosed, httpclient.BadResponse, OSError) as error:
         print(f"lab partc: FAILED: {error}", file=sys.stderr)
         return 1
-    rawio.write_run(args.out, {"kind": "client", "part_c": meta}, columns)
+    codec.write_run(args.out, {"kind": "client", "part_c": meta}, columns)
     return 0
 
 

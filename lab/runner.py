@@ -16,9 +16,10 @@ import sys
 import time
 from pathlib import Path
 
-from lab import artifacts, machine, paths, rawio
+from lab import artifacts, machine, paths
 from lab.design import PROFILES
 from lab.progress import Progress
+from lab.rawformat import codec
 from lab.runs import EXECUTORS, Context, RunFailed
 from lab.schedule import build_schedule
 from lab.serviceproc import ServiceError
@@ -66,7 +67,7 @@ def open_campaign(folder: Path, profile_name: str, seed: int, cpu: int | None) -
         "design": design_record(profile),
         "model": artifacts.manifest(),
     }
-    rawio.write_json(header_path, header)
+    codec.write_json(header_path, header)
     return header
 
 
@@ -79,8 +80,8 @@ def design_record(profile) -> dict:
 
 def read_json(path: Path):
     try:
-        return rawio.read_json(path)
-    except rawio.RawFileError as error:
+        return codec.read_json(path)
+    except codec.RawFileError as error:
         raise CampaignError(str(error)) from error
 
 
@@ -89,7 +90,7 @@ def load_schedule(folder: Path, profile_name: str, seed: int) -> list[dict]:
     if path.exists():
         return read_json(path)
     schedule = build_schedule(PROFILES[profile_name], seed)
-    rawio.write_json(path, schedule)
+    codec.write_json(path, schedule)
     return schedule
 
 
@@ -100,7 +101,7 @@ def remove_stale_temporaries(folder: Path) -> None:
 
 
 def run_path(folder: Path, run_id: str) -> Path:
-    return folder / "runs" / f"{run_id}{rawio.SUFFIX}"
+    return folder / "runs" / f"{run_id}{codec.SUFFIX}"
 
 
 def saturation_from_runs(folder: Path, schedule: list[dict]) -> float | None:
@@ -109,7 +110,7 @@ def saturation_from_runs(folder: Path, schedule: list[dict]) -> float | None:
     paths_ = [run_path(folder, run_id) for run_id in ids]
     if not ids or not all(path.exists() for path in paths_):
         return None
-    return statistics.median(rawio.read_meta(p)["stats"]["throughput"] for p in paths_)
+    return statistics.median(codec.read_meta(p)["stats"]["throughput"] for p in paths_)
 
 
 def execute(context: Context, run: dict, echo) -> None:
@@ -123,7 +124,7 @@ def execute(context: Context, run: dict, echo) -> None:
         if not path.exists():
             raise RunFailed(f"{run['kind']} finished without writing {path}")
         return
-    rawio.write_run(
+    codec.write_run(
         path, {**meta, **result.meta}, result.columns, shared=result.shared, log8=result.log8
     )
 
@@ -138,7 +139,7 @@ def record_failure(folder: Path, run: dict, reason: str) -> None:
             "at": time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime()),
         }
     )
-    rawio.write_json(path, failures)
+    codec.write_json(path, failures)
 
 
 def pin_runner_away_from(cpu: int | None) -> set[int]:
@@ -201,7 +202,7 @@ def run_all(context, schedule, todo, progress, max_failures_in_row) -> list[str]
             execute(context, run, lambda line: progress.note(line))
             failures_in_row = 0
             progress.done(run["run_id"], time.monotonic() - started, ok=True)
-        except (RunFailed, ServiceError, OSError, TimeoutError, rawio.RawFileError) as error:
+        except (RunFailed, ServiceError, OSError, TimeoutError, codec.RawFileError) as error:
             reason = f"{type(error).__name__}: {error}"
             record_failure(context.campaign_dir, run, reason)
             failed.append(run["run_id"])

@@ -13,8 +13,9 @@ from pathlib import Path
 
 import numpy as np
 
-from lab import machine, rawio
+from lab import machine
 from lab.design import NONE, Profile
+from lab.rawformat import codec
 
 # Part B's per-request durations are kept to 8 significant bits (exact below 256 µs,
 # within 0.4% above), so that a full campaign of ~10 million requests stays under 40 MiB.
@@ -77,7 +78,7 @@ def quiet(context: Context, echo=None) -> dict:
 
 def scratch_file(context: Context, name: str) -> Path:
     folder = Path(tempfile.mkdtemp(prefix="lab-run-"))
-    return folder / f"{name}{rawio.SUFFIX}"
+    return folder / f"{name}{codec.SUFFIX}"
 
 
 def run_part_a(context: Context, run: dict, echo=None) -> RunResult:
@@ -139,7 +140,7 @@ def client_columns(context: Context, arguments: list[str], timeout_s: float, nam
     out = scratch_file(context, name)
     try:
         run_pinned(context, [*arguments, "--out", str(out)], timeout_s)
-        return rawio.read_run(out)
+        return codec.read_run(out)
     finally:
         out.unlink(missing_ok=True)
         out.parent.rmdir()

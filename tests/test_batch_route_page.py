@@ -16,7 +16,7 @@ import pytest
 from generator import report, stats
 from generator.__main__ import fixture_guesses
 from generator.build import build_site
-from lab import rawio
+from lab.rawformat import codec
 
 ROOT = Path(__file__).resolve().parents[1]
 RAW = ROOT / "tests" / "fixtures" / "raw"
@@ -40,7 +40,7 @@ def recorded_exchange(results: dict) -> dict:
     """The exchange as the lab wrote it into the raw file the page names."""
     (campaign,) = [p for p in RAW.iterdir() if p.is_dir()]
     run_id = results["part_c"]["example"]["run_id"]
-    meta, _ = rawio.read_run(campaign / "runs" / f"{run_id}{rawio.SUFFIX}")
+    meta, _ = codec.read_run(campaign / "runs" / f"{run_id}{codec.SUFFIX}")
     return meta["example_exchange"]
 
 

@@ -9,9 +9,10 @@ import sys
 import numpy as np
 import pytest
 
-from lab import artifacts, rawio
+from lab import artifacts
 from lab.closedloop import run_closed_loop
 from lab.paths import REPO
+from lab.rawformat import codec
 from lab.serviceproc import ServiceProcess, free_port
 
 pytestmark = pytest.mark.slow
@@ -65,7 +66,7 @@ def test_cli_writes_a_saturation_client_file(service, tmp_path):
     done = subprocess.run(command, cwd=REPO, capture_output=True, text=True, timeout=120)
     assert done.returncode == 0, done.stderr
     assert done.stdout.startswith("S: ")
-    meta, columns = rawio.read_run(out)
+    meta, columns = codec.read_run(out)
     assert meta["kind"] == "saturation_client" and meta["stats"]["throughput"] > 0
     assert meta["stats"]["connections"] == 16 and meta["stats"]["counted_s"] == 1
     assert set(columns) == {"done_us", "latency_us", "status"}

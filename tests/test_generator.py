@@ -18,7 +18,7 @@ import pytest
 from generator import charts, figures, load, pages, report_figures
 from generator.__main__ import fixture_guesses, main
 from generator.build import build_site
-from lab import rawio
+from lab.rawformat import codec
 
 FIXTURE = Path(__file__).resolve().parent / "fixtures"
 RAW, PAGES, GOLDEN = FIXTURE / "raw", FIXTURE / "pages", FIXTURE / "golden"
@@ -65,14 +65,14 @@ def run_path(raw: Path, kind: str) -> Path:
     folder = campaign_dir(raw)
     schedule = json.loads((folder / "schedule.json").read_text())
     for entry in schedule:
-        path = folder / "runs" / f"{entry['run_id']}{rawio.SUFFIX}"
+        path = folder / "runs" / f"{entry['run_id']}{codec.SUFFIX}"
         if entry["kind"] == kind and path.exists():
             return path
     raise AssertionError(f"no {kind} run in the fixture")
 
 
 def without(meta: dict, *fields) -> dict:
-    """A run's meta ready to be written again (rawio adds its format keys), minus `fields`."""
+    """A run's meta ready to be written again (the codec adds its format keys), minus `fields`."""
     drop = {"format", "columns", "column_layout", "shared_columns", *fields}
     return {key: value for key, value in meta.items() if key not in drop}
 
@@ -138,10 +138,10 @@ def test_a_truncated_run_file_is_named(raw_copy, tmp_path, capsys):
 
 def test_a_corrupt_column_is_named(raw_copy, tmp_path, capsys):
     path = run_path(raw_copy, "part_a")
-    meta, columns = rawio.read_run(path)
+    meta, columns = codec.read_run(path)
     meta = without(meta)
     columns["call_ns"] = columns["call_ns"][:-3]  # a column shorter than its table
-    rawio.write_run(path, meta, columns)
+    codec.write_run(path, meta, columns)
     error = build_error(raw_copy, tmp_path, capsys)
     assert path.name in error and "unequal length" in error
 
@@ -151,19 +151,19 @@ def test_a_corrupt_column_is_named(raw_copy, tmp_path, capsys):
 )
 def test_a_missing_field_is_named(raw_copy, tmp_path, capsys, kind, field):
     path = run_path(raw_copy, kind)
-    meta, columns = rawio.read_run(path)
+    meta, columns = codec.read_run(path)
     meta = without(meta, field)
-    rawio.write_run(path, meta, columns)
+    codec.write_run(path, meta, columns)
     error = build_error(raw_copy, tmp_path, capsys)
     assert path.name in error and f"missing field '{field}" in error
 
 
 def test_a_missing_column_is_named(raw_copy, tmp_path, capsys):
     path = run_path(raw_copy, "part_b")
-    meta, columns = rawio.read_run(path)
+    meta, columns = codec.read_run(path)
     meta = without(meta)
     columns.pop("latency_us")
-    rawio.write_run(path, meta, columns)
+    codec.write_run(path, meta, columns)
     error = build_error(raw_copy, tmp_path, capsys)
     assert path.name in error and "missing column 'latency_us'" in error
 
@@ -195,7 +195,7 @@ def test_the_command_exits_2_without_a_traceback(raw_copy, tmp_path):
 
 def test_missing_runs_are_listed_never_filled_in(raw_copy, tmp_path):
     path = run_path(raw_copy, "part_b")
-    meta, _ = rawio.read_run(path)
+    meta, _ = codec.read_run(path)
     path.unlink()
     results = results_of_build(raw_copy, tmp_path)
     missing = {m["run_id"]: m for m in results["missing"]}
@@ -243,7 +243,7 @@ def test_the_newest_complete_full_campaign_is_chosen(tmp_path):
         if complete:  # drop the schedule entries that have no file
             schedule = json.loads((folder / "schedule.json").read_text())
             present = [
-                e for e in schedule if (folder / "runs" / f"{e['run_id']}{rawio.SUFFIX}").exists()
+                e for e in schedule if (folder / "runs" / f"{e['run_id']}{codec.SUFFIX}").exists()
             ]
             (folder / "schedule.json").write_text(json.dumps(present))
     chosen = load.choose_campaign(tmp_path)
@@ -255,7 +255,7 @@ def test_the_newest_complete_full_campaign_is_chosen(tmp_path):
     schedule_path = tmp_path / "d-quick-done" / "schedule.json"
     schedule = json.loads(schedule_path.read_text())
     runs = tmp_path / "d-quick-done" / "runs"
-    done = [e for e in schedule if (runs / f"{e['run_id']}{rawio.SUFFIX}").exists()]
+    done = [e for e in schedule if (runs / f"{e['run_id']}{codec.SUFFIX}").exists()]
     schedule_path.write_text(json.dumps(done))
     info_path = tmp_path / "d-quick-done" / "campaign.json"
     info = json.loads(info_path.read_text())

@@ -18,9 +18,10 @@ import time
 import numpy as np
 import pytest
 
-from lab import arrivals, artifacts, closedloop, httpclient, rawio
+from lab import arrivals, artifacts, closedloop, httpclient
 from lab.openloop import run_open_loop
 from lab.paths import REPO
+from lab.rawformat import codec
 from lab.serviceproc import ServiceProcess
 
 pytestmark = pytest.mark.slow
@@ -70,7 +71,7 @@ def test_cli_at_a_low_rate_answers_everything_near_the_service_time(service, tmp
     done = subprocess.run(command, cwd=REPO, capture_output=True, text=True, timeout=120)
     assert done.returncode == 0, done.stderr
     assert "answered" in done.stdout and "µs/request" in done.stdout
-    meta, columns = rawio.read_run(out)
+    meta, columns = codec.read_run(out)
     stats = meta["stats"]
     assert meta["kind"] == "client" and meta["seed"] == 7
     assert {name: columns[name].dtype for name in COLUMNS} == {

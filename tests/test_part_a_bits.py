@@ -9,9 +9,10 @@ import sys
 
 import numpy as np
 
-from lab import artifacts, rawio
+from lab import artifacts
 from lab.bitcheck import bit_check, same_bits
 from lab.design import BIT_SIZES, PART_A_SIZES
+from lab.rawformat import codec
 
 BASE_KEYS = {
     "format",
@@ -41,11 +42,11 @@ def run_lab(tmp_path, *arguments):
 
 def test_part_a_writes_valid_runs_with_sizes_in_new_orders(tmp_path):
     run_lab(tmp_path, "predict", "--runs", "2", "--calls", "7", "--campaign", "t", "--cpu", "0")
-    files = rawio.run_files(tmp_path / "t")
+    files = codec.run_files(tmp_path / "t")
     assert [f.name for f in files] == ["part_a-0.run.zip", "part_a-1.run.zip"]
     orders = []
     for path in files:
-        meta, columns = rawio.read_run(path)
+        meta, columns = codec.read_run(path)
         assert set(meta) >= BASE_KEYS
         assert meta["kind"] == "part_a" and meta["calls_per_size"] == 7
         assert sorted(meta["sizes_order"]) == list(PART_A_SIZES)
@@ -77,6 +78,6 @@ def test_same_bits_is_strict():
 
 def test_bits_command_writes_its_run(tmp_path):
     run_lab(tmp_path, "bits", "--rows", "40", "--campaign", "t")
-    meta, columns = rawio.read_run(tmp_path / "t" / "runs" / "bits.run.zip")
+    meta, columns = codec.read_run(tmp_path / "t" / "runs" / "bits.run.zip")
     assert meta["kind"] == "bits" and meta["rows"] == 40 and columns == {}
     assert meta["results"]["all"]["equal"] == 40

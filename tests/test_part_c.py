@@ -14,8 +14,9 @@ import sys
 import numpy as np
 import pytest
 
-from lab import artifacts, part_c, paths, rawio
+from lab import artifacts, part_c, paths
 from lab.arrivals import customers_for_run
+from lab.rawformat import codec
 from lab.scoring import score
 from lab.serviceproc import ServiceProcess
 from lab.store import FeatureStore
@@ -185,7 +186,7 @@ def test_the_command_writes_the_documented_raw_file(tmp_path):
         command, env=env, capture_output=True, text=True, timeout=240, cwd=paths.REPO
     )
     assert done.returncode == 0, done.stderr
-    meta, columns = rawio.read_run(tmp_path / "partc-test" / "runs" / "part_c-0.run.zip")
+    meta, columns = codec.read_run(tmp_path / "partc-test" / "runs" / "part_c-0.run.zip")
     assert set(columns) == documented_columns()
     assert meta["kind"] == "part_c" and meta["run_id"] == "part_c-0"
     assert meta["records"] == RECORDS

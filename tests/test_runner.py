@@ -13,7 +13,7 @@ import time
 
 import pytest
 
-from lab import rawio
+from lab.rawformat import codec
 
 CAMPAIGN = "tiny-test"
 
@@ -38,7 +38,7 @@ def runner_env(raw):
 
 
 def finished_runs(raw):
-    return rawio.run_files(raw / CAMPAIGN)
+    return codec.run_files(raw / CAMPAIGN)
 
 
 def kill_after(raw, at_least: int, timeout_s: float = 240):
@@ -63,18 +63,18 @@ def test_killed_twice_then_resumed_gives_every_run_exactly_once(tmp_path):
     )
     assert done.returncode == 0, done.stderr[-2000:]
     schedule = json.loads((tmp_path / CAMPAIGN / "schedule.json").read_text())
-    expected = sorted(f"{run['run_id']}{rawio.SUFFIX}" for run in schedule)
+    expected = sorted(f"{run['run_id']}{codec.SUFFIX}" for run in schedule)
     assert sorted(path.name for path in finished_runs(tmp_path)) == expected
     for path in finished_runs(tmp_path):
-        meta, columns = rawio.read_run(path)
-        assert meta["run_id"] == path.name.removesuffix(rawio.SUFFIX)
+        meta, columns = codec.read_run(path)
+        assert meta["run_id"] == path.name.removesuffix(codec.SUFFIX)
     assert not list((tmp_path / CAMPAIGN).rglob("*.tmp"))
     assert "already done" in done.stdout and "[" in done.stdout
     # Every timed run keeps its quiet check and who else used the core while it ran.
-    timed = [rawio.read_meta(p) for p in finished_runs(tmp_path) if "bits" not in p.name]
+    timed = [codec.read_meta(p) for p in finished_runs(tmp_path) if "bits" not in p.name]
     assert timed and all(m["quiet"]["tries"] >= 1 and "others_share" in m["core_watch"]
                          for m in timed)  # fmt: skip
-    part_b = [rawio.read_run(p) for p in finished_runs(tmp_path) if "part_b" in p.name]
+    part_b = [codec.read_run(p) for p in finished_runs(tmp_path) if "part_b" in p.name]
     assert part_b and all(len(cols["latency_us"]) > 0 for _, cols in part_b)
 
 

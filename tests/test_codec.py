@@ -1,6 +1,6 @@
 """The raw format: exact round trips, the bounded log8 error, shared columns, clear errors.
 
-Run: `.venv/bin/pytest tests/test_rawio.py`.
+Run: `.venv/bin/pytest tests/test_codec.py`.
 """
 
 import numpy as np
@@ -9,7 +9,7 @@ from hypothesis import given
 from hypothesis import strategies as st
 from hypothesis.extra import numpy as hnp
 
-from lab import rawio
+from lab.rawformat import codec
 
 INTEGER_DTYPES = ["<u2", "<i4", "<u4", "<i8"]
 
@@ -18,8 +18,8 @@ INTEGER_DTYPES = ["<u2", "<i4", "<u4", "<i8"]
     lambda dtype: hnp.arrays(dtype, st.integers(0, 3000))))  # fmt: skip
 def test_integer_columns_round_trip_exactly(tmp_path_factory, values):
     path = tmp_path_factory.mktemp("run") / "x.run.zip"
-    rawio.write_run(path, {"kind": "test"}, {"values": values})
-    meta, columns = rawio.read_run(path)
+    codec.write_run(path, {"kind": "test"}, {"values": values})
+    meta, columns = codec.read_run(path)
     assert columns["values"].dtype == values.dtype
     assert np.array_equal(columns["values"], values)
 
@@ -27,7 +27,7 @@ def test_integer_columns_round_trip_exactly(tmp_path_factory, values):
 @given(hnp.arrays(np.int64, st.integers(0, 2000),
                   elements=st.integers(-(2**40), 2**40)))  # fmt: skip
 def test_log8_is_exact_below_256_and_within_1_in_256_above(values):
-    decoded = rawio.from_log8(rawio.to_log8(values), "<i8")
+    decoded = codec.from_log8(codec.to_log8(values), "<i8")
     small = np.abs(values) < 256
     assert np.array_equal(decoded[small], values[small])
     error = np.abs(decoded - values)[~small] / np.abs(values)[~small]
@@ -38,9 +38,9 @@ def test_log8_is_exact_below_256_and_within_1_in_256_above(values):
 def test_log8_columns_are_marked_and_smaller(tmp_path):
     rng = np.random.default_rng(3)
     latency = rng.integers(800, 6000, 20_000).astype(np.int64)
-    rawio.write_run(tmp_path / "exact.run.zip", {}, {"latency_us": latency})
-    rawio.write_run(tmp_path / "log8.run.zip", {}, {"latency_us": latency}, log8=("latency_us",))
-    meta, columns = rawio.read_run(tmp_path / "log8.run.zip")
+    codec.write_run(tmp_path / "exact.run.zip", {}, {"latency_us": latency})
+    codec.write_run(tmp_path / "log8.run.zip", {}, {"latency_us": latency}, log8=("latency_us",))
+    meta, columns = codec.read_run(tmp_path / "log8.run.zip")
     assert meta["column_layout"]["latency_us"]["encoding"].startswith("log8-")
     assert columns["latency_us"].dtype == np.int64
     exact_size = (tmp_path / "exact.run.zip").stat().st_size
@@ -51,36 +51,36 @@ def test_shared_columns_are_stored_once_and_checked(tmp_path):
     arrivals = np.arange(0, 50_000, 7, dtype=np.uint32)
     shared = {"arrival_us": tmp_path / "arrivals" / "r0.zip"}
     for name in ("a", "b"):
-        rawio.write_run(
+        codec.write_run(
             tmp_path / "runs" / f"{name}.run.zip",
             {},
             {"arrival_us": arrivals, "status": np.zeros(len(arrivals), np.uint16)},
             shared=dict(shared),
         )
-    meta, columns = rawio.read_run(tmp_path / "runs" / "b.run.zip")
+    meta, columns = codec.read_run(tmp_path / "runs" / "b.run.zip")
     assert np.array_equal(columns["arrival_us"], arrivals)
     columns["arrival_us"][0] = 99  # each reader gets its own copy of a shared column
     assert np.array_equal(
-        rawio.read_run(tmp_path / "runs" / "a.run.zip")[1]["arrival_us"], arrivals
+        codec.read_run(tmp_path / "runs" / "a.run.zip")[1]["arrival_us"], arrivals
     )
     assert "arrival_us.col" not in str(meta["column_layout"])
-    with pytest.raises(rawio.RawFileError, match="different values"):
-        rawio.write_run(tmp_path / "runs" / "c.run.zip", {}, {"arrival_us": arrivals + 1},
+    with pytest.raises(codec.RawFileError, match="different values"):
+        codec.write_run(tmp_path / "runs" / "c.run.zip", {}, {"arrival_us": arrivals + 1},
                         shared=dict(shared))  # fmt: skip
     (tmp_path / "arrivals" / "r0.zip").write_bytes(b"tampered")
-    with pytest.raises(rawio.RawFileError, match="wrong sha256"):
-        rawio.read_run(tmp_path / "runs" / "a.run.zip")
+    with pytest.raises(codec.RawFileError, match="wrong sha256"):
+        codec.read_run(tmp_path / "runs" / "a.run.zip")
 
 
 def test_a_truncated_file_is_named(tmp_path):
     path = tmp_path / "t.run.zip"
-    rawio.write_run(path, {"kind": "test"}, {"v": np.arange(1000)})
+    codec.write_run(path, {"kind": "test"}, {"v": np.arange(1000)})
     path.write_bytes(path.read_bytes()[:200])
-    with pytest.raises(rawio.RawFileError, match="t.run.zip"):
-        rawio.read_run(path)
+    with pytest.raises(codec.RawFileError, match="t.run.zip"):
+        codec.read_run(path)
 
 
 def test_writes_leave_no_temporary_files(tmp_path):
-    rawio.write_run(tmp_path / "a.run.zip", {"kind": "test"}, {"v": np.arange(10)})
-    rawio.write_json(tmp_path / "a.json", {"x": 1})
+    codec.write_run(tmp_path / "a.run.zip", {"kind": "test"}, {"v": np.arange(10)})
+    codec.write_json(tmp_path / "a.json", {"x": 1})
     assert sorted(p.name for p in tmp_path.iterdir()) == ["a.json", "a.run.zip"]
