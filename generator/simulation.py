@@ -23,6 +23,7 @@ from lab.rawformat import codec
 
 SIMULATOR = Path(__file__).resolve().parent.parent / "site_src" / "explorer" / "simulate.py"
 COMPARED = ("p50_ms", "p99_ms", "throughput")
+SIMULATED = (*COMPARED, "mean_batch_size")
 DEFAULT_SEEDS = 5  # the campaign's cells are medians of 5 rounds; the same count of seeds
 
 
@@ -55,6 +56,8 @@ def calibration_inputs(results: dict, raw_dir: Path | None = None) -> dict:
 
 
 def simulate_cell(sim, costs, setting: dict, cell: dict, window_s: float, seeds, share) -> dict:
+    """The campaign's cell metrics, simulated: each a median over seeds (as a cell is a
+    median over rounds); keeps up when every seed kept up (as every round must)."""
     runs = [
         sim.run(
             setting["max_batch"],
@@ -67,98 +70,103 @@ def simulate_cell(sim, costs, setting: dict, cell: dict, window_s: float, seeds,
         )  # fmt: skip
         for seed in seeds
     ]
-    found = {key: statistics.median(run[key] for run in runs) for key in COMPARED}
-    found["mean_batch_size"] = statistics.median(run["mean_batch_size"] for run in runs)
+    found = {key: statistics.median(run[key] for run in runs) for key in SIMULATED}
     found["keeps_up_seeds"] = sum(run["keeps_up"] for run in runs)
     found["keeps_up"] = found["keeps_up_seeds"] == len(runs)
+    found["keeps_up_agrees"] = found["keeps_up"] == cell["keeps_up"]
+    found["error"] = {metric: relative_error(found[metric], cell.get(metric))
+                      for metric in COMPARED}  # fmt: skip
     return found
 
 
 def relative_error(simulated: float, measured: float | None) -> float | None:
-    if measured is None or measured == 0:
+    """(simulated − measured) / measured; None when the lab's value is missing or infinite."""
+    if measured is None or measured == 0 or simulated == float("inf"):
         return None
     return (simulated - measured) / measured
 
 
-def compare_cells(results: dict, sim, costs: dict, seeds) -> list:
+def compare_cells(results: dict, sim, costs: dict, seeds) -> dict:
+    """{setting name: {max_batch, max_wait_ms, rates: {rate key: simulated cell}}}, for every
+    Part B cell with at least one measured round."""
     design, settings = results["design"], results["part_b"]["settings"]
     share = design.get("keeps_up_share", sim.KEEPS_UP_SHARE)
-    rows = []
+    found = {}
     for name in design["settings"]:
         setting = settings[name]
-        for key in design["rate_multiples"]:
-            cell = setting["rates"].get(key)
-            if not cell or not cell.get("rounds"):
-                continue
-            found = simulate_cell(sim, costs, setting, cell, design["window_s"], seeds, share)
-            row = {"setting": name, "rate": key, "measured_keeps_up": cell["keeps_up"],
-                   "simulated": found}  # fmt: skip
-            row["measured"] = {metric: cell.get(metric) for metric in COMPARED}
-            row["measured"]["mean_batch_size"] = cell.get("mean_batch_size")
-            row["error"] = {m: relative_error(found[m], cell.get(m)) for m in COMPARED}
-            rows.append(row)
-    return rows
+        rates = {
+            key: simulate_cell(sim, costs, setting, cell, design["window_s"], seeds, share)
+            for key, cell in setting["rates"].items()
+            if cell.get("rounds")
+        }
+        found[name] = {"max_batch": setting["max_batch"],
+                       "max_wait_ms": setting["max_wait_ms"], "rates": rates}  # fmt: skip
+    return found
 
 
-def summary(rows: list) -> dict:
+def cells(compared: dict, results: dict) -> list:
+    """(setting, rate key, simulated cell, measured cell) in design order."""
+    measured = results["part_b"]["settings"]
+    return [
+        (name, key, cell, measured[name]["rates"][key])
+        for name, setting in compared.items()
+        for key, cell in setting["rates"].items()
+    ]
+
+
+def summary(compared: dict, results: dict) -> dict:
     """Keeps-up agreement over all cells; median and worst relative error of p50, p99 and
-    throughput over the cells that kept up (measured), and where the worst is."""
-    agree = [row for row in rows if row["simulated"]["keeps_up"] == row["measured_keeps_up"]]
-    kept = [row for row in rows if row["measured_keeps_up"]]
+    throughput over the cells the lab saw keep up, and where the worst is."""
+    rows = cells(compared, results)
+    kept = [row for row in rows if row[3]["keeps_up"]]
     found = {
         "cells": len(rows),
-        "keeps_up_agree": len(agree),
-        "keeps_up_agreement_share": len(agree) / len(rows) if rows else None,
+        "keeps_up_agree": sum(row[2]["keeps_up_agrees"] for row in rows),
         "keeps_up_disagree": [
-            f"{row['setting']} at {row['rate']}" for row in rows if row not in agree
+            f"{name} at {key}" for name, key, cell, _ in rows if not cell["keeps_up_agrees"]
         ],  # fmt: skip
         "kept_up_cells": len(kept),
     }
     for metric in COMPARED:
-        errors = [(row["error"][metric], row) for row in kept if row["error"][metric] is not None]
-        if not errors:
-            continue
-        worst, at = max(errors, key=lambda pair: abs(pair[0]))
-        found[metric] = {
-            "median_abs_error": statistics.median(abs(error) for error, _ in errors),
-            "worst_error": worst,
-            "worst_at": f"{at['setting']} at {at['rate']}",
-            "within_10pct": sum(abs(error) <= 0.10 for error, _ in errors),
-        }
+        errors = [(cell["error"][metric], f"{name} at {key}") for name, key, cell, _ in kept
+                  if cell["error"][metric] is not None]  # fmt: skip
+        if errors:
+            worst, where = max(errors, key=lambda pair: abs(pair[0]))
+            found[metric] = {
+                "median_abs_error": statistics.median(abs(error) for error, _ in errors),
+                "worst_error": worst,
+                "worst_at": where,
+                "within_10pct": sum(abs(error) <= 0.10 for error, _ in errors),
+                "within_25pct": sum(abs(error) <= 0.25 for error, _ in errors),
+            }
     return found
 
 
 def validate(results: dict, raw_dir: Path | None = None, seeds: int = DEFAULT_SEEDS,
              sim=None) -> dict:  # fmt: skip
+    """The whole comparison, shaped like results.json's part_b (proposed key `simulation`)."""
     sim = sim or load_simulator()
     costs = sim.calibrate(**calibration_inputs(results, raw_dir))
-    began = time.perf_counter()
-    rows = compare_cells(results, sim, costs, range(seeds))
-    return {"seeds": seeds, "calibration": costs, "cells": rows, "summary": summary(rows),
-            "seconds": time.perf_counter() - began}  # fmt: skip
+    compared = compare_cells(results, sim, costs, range(seeds))
+    return {"seeds": seeds, "window_s": results["design"]["window_s"], "calibration": costs,
+            "settings": compared, "summary": summary(compared, results)}  # fmt: skip
 
 
 def percent(value: float | None) -> str:
     return "-" if value is None else f"{value * 100:+.1f}%"
 
 
-def print_report(found: dict) -> None:
-    print(f"{'setting':>10} {'rate':>5}  {'keeps up sim/lab':>16}  "
-          f"{'p50 ms sim/lab':>22}  {'p99 ms sim/lab':>22}  {'throughput sim/lab':>20}")  # fmt: skip
-    for row in found["cells"]:
-        sim, lab = row["simulated"], row["measured"]
-        cells = [
-            f"{sim[m]:9.3f}/{lab[m] if lab[m] is not None else float('inf'):9.3f} "
-            f"{percent(row['error'][m]):>7}"
-            for m in ("p50_ms", "p99_ms")
-        ]
-        print(f"{row['setting']:>10} {row['rate']:>5}  "
-              f"{sim['keeps_up_seeds']}/{len(range(found['seeds']))} "
-              f"{'yes' if sim['keeps_up'] else 'no':>3}/{'yes' if row['measured_keeps_up'] else 'no':>3}"
-              f"   {cells[0]} {cells[1]}  {sim['throughput']:7.0f}/{lab['throughput']:7.0f} "
-              f"{percent(row['error']['throughput']):>7}")  # fmt: skip
+def print_report(found: dict, results: dict) -> None:
+    print(f"{'setting':>10} {'rate':>5}  keeps up sim/lab  {'p50 ms sim/lab':>24}  "
+          f"{'p99 ms sim/lab':>26}  {'throughput sim/lab':>21}")  # fmt: skip
+    for name, key, sim, lab in cells(found["settings"], results):
+        shown = [f"{sim[m]:9.3f}/{lab[m] or float('inf'):9.3f} {percent(sim['error'][m]):>7}"
+                 for m in ("p50_ms", "p99_ms")]  # fmt: skip
+        kept = f"{'yes' if sim['keeps_up'] else 'no'}/{'yes' if lab['keeps_up'] else 'no'}"
+        print(f"{name:>10} {key:>5}  {sim['keeps_up_seeds']}/{found['seeds']} {kept:>8}  "
+              f"{shown[0]}  {shown[1]}  {sim['throughput']:6.0f}/{lab['throughput']:6.0f} "
+              f"{percent(sim['error']['throughput']):>7}")  # fmt: skip
     print(json.dumps(found["summary"], indent=1))
-    print(f"{len(found['cells'])} cells × {found['seeds']} seeds in {found['seconds']:.1f} s")
 
 
 def main(argv=None) -> int:
@@ -172,8 +180,11 @@ def main(argv=None) -> int:
     if "part_b" not in results:
         print(f"{args.results}: no part_b to validate against", file=sys.stderr)
         return 2
+    began = time.process_time()
     found = validate(results, args.raw, args.seeds)
-    print_report(found)
+    print_report(found, results)
+    print(f"{found['summary']['cells']} cells × {args.seeds} seeds: "
+          f"{time.process_time() - began:.1f} s of CPU")  # fmt: skip
     if args.out:
         args.out.write_text(json.dumps(found, indent=1), encoding="utf-8")
     return 0

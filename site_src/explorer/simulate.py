@@ -1,4 +1,4 @@
-"""A simulator of the lab's one core: Poisson arrivals, the service's event loop, the batcher.
+"""A simulator of the lab's one core: Poisson arrivals, the client, the service, the batcher.
 
 Standard library only: it runs unchanged in CPython and in the reader's browser (Pyodide), and
 imports nothing of the project. Use:
@@ -7,24 +7,27 @@ imports nothing of the project. Use:
         print(simulate.simulate(results, 32, 2, 1.6))          # B=32 W=2 at 1.6 × S
     python site_src/explorer/simulate.py --results docs/assets/data/results.json \
         --max-batch 32 --max-wait-ms 2 --rate 1.6 [--seed 0]
-Validated against every measured Part B cell by `python -m generator.simulation`.
+Checked against every measured Part B cell by `python -m generator.simulation`.
 
-The machine (one core; the load client and the service share it; every cost is µs of core):
-  * a request arrives on its own clock (Poisson, seeded) and is readable by the service at once;
-  * the service is one uvloop event loop (lab/service.py): each iteration runs the callbacks
-    that were ready when it began, then polls the sockets (new requests become handler
-    callbacks for the next iteration), then runs due timers;
-  * a handler callback costs `handler_before_us` plus the client's send (`client_send_us`); in
-    mode none it then scores its own row and answers in the same callback;
-  * queue mode is lab/batcher.py step by step: submit sets the batcher's event when B rows wait
-    or W = 0, else the first row arms a timer; the batcher callback takes up to B rows, calls
-    the model once (`model_us` at that batch size, piecewise linear between measured sizes),
-    plans the leftovers, and yields (sleep(0)); each answer is a callback of its own costing
-    `answer_us` plus the client's receive (`client_receive_us`);
-  * timers are uvloop's: `call_later` rounds the delay to whole milliseconds of a loop clock
-    that is itself whole milliseconds (a delay under 0.5 ms becomes `call_soon`, so the
-    batcher re-checks every iteration), an idle loop sleeps in epoll for a whole number of
-    ms counted from its cached clock, and the kernel wakes it `timer_slack_us` late.
+The machine: one core shared by two processes, every cost in µs of that core.
+  * The client (lab/openloop.py) wakes at each scheduled arrival (Poisson, seeded) and sends
+    (`client_send_us`); it reads each answer (`client_receive_us`). Oldest first.
+  * The service is one uvloop event loop (lab/service.py). Each iteration runs the callbacks
+    that were ready when it began, then polls the sockets (each request the client has sent
+    becomes a handler callback for the next iteration), then runs due timers. With nothing
+    to do it sleeps in epoll until a request comes or its timer is due.
+  * A handler costs `handler_before_us` (uvicorn, FastAPI, parse, feature lookup). Mode none:
+    the same callback scores the row (`model_us` at 1 row) and answers (`answer_us`).
+  * Queue mode follows lab/batcher.py step by step: a submit sets the batcher's event when B
+    rows wait or W = 0, else the first row arms a timer; the batcher callback takes up to B
+    rows, calls the model once (`model_us` at that size, piecewise linear between measured
+    sizes), plans the leftovers and yields (sleep(0)); each answer is its own callback.
+  * Timers are uvloop's: `call_later` rounds the delay to whole ms counted on a loop clock
+    that is itself whole ms (a delay under 0.5 ms becomes `call_soon`, so the batcher checks
+    again every iteration); an idle loop's epoll timeout is whole ms from its cached clock,
+    and the kernel ends it `timer_slack_us` late.
+  * The kernel's scheduler: a woken process does not take the core from the running one
+    until that one sleeps or, at a scheduler tick (`tick_us`), has run its slice (`slice_us`).
 Latency counts from the scheduled arrival. Costs come from `calibrate(part_a, saturation,
 part_c)`, which never sees Part B: Part B is what the simulator is checked against.
 """
@@ -41,9 +44,33 @@ KEEPS_UP_SHARE = 0.95
 # Linux's default timer slack for a normal thread (prctl PR_SET_TIMERSLACK): an epoll_wait
 # timeout may end this much late. A documented kernel constant, not a measurement of ours.
 TIMER_SLACK_US = 50.0
+# The kernel's scheduler (EEVDF, Linux ≥ 6.6) on the lab machine: a woken process does not
+# take the core from the running one until that one sleeps or, at a tick, has run its slice.
+# Base slice 0.75 ms × (1 + log2 of 2 CPUs); ticks every 4 ms (CONFIG_HZ=250). Kernel
+# defaults and configuration, not measurements of ours.
+SLICE_US = 1500.0
+TICK_US = 4000.0
 MS = 1000.0
+CONNECTIONS = 512  # the open-loop client's kept-alive connections (lab/openloop.py)
+MAX_REQUESTS = 200_000  # per simulated run, so one answer stays quick
 # Kinds of ready callbacks in the simulated loop.
 HANDLERS, ANSWERS, BATCHER = 0, 1, 2
+# Who has the core.
+IDLE, SERVICE, CLIENT = 0, 1, 2
+
+
+# What the calibration cannot measure outside Part B, said plainly (shown with the results).
+ASSUMED = [
+    "the open-loop client costs per request what the closed-loop client of the S runs costs",
+    "the batcher's own bookkeeping (futures, event, task switches) costs nothing",
+    "uvicorn's and FastAPI's work outside the handler is half before the model, half after",
+    "a request is readable by the service the moment the client has sent it",
+    "an idle core wakes at once (no wake-up latency of the virtual machine)",
+    f"timers are uvloop's whole milliseconds; the kernel ends an epoll timeout "
+    f"{TIMER_SLACK_US:g} µs late (its default timer slack)",
+    f"the scheduler switches at a {TICK_US / MS:g} ms tick once the running process has "
+    f"used a {SLICE_US / MS:g} ms slice, or when it sleeps",
+]
 
 
 class CalibrationError(ValueError):
@@ -121,20 +148,26 @@ def calibrate(part_a: dict, saturation: dict, part_c: dict) -> dict:
         "answer_us": plumbing_us / 2,
         "batcher_us_per_batch": 0.0,
         "timer_slack_us": TIMER_SLACK_US,
+        "slice_us": SLICE_US,
+        "tick_us": TICK_US,
         "timer": "uvloop",
         "spread": "fixed",
-        "S": 1e6 / per_answer_us,
+        "S": float(saturation["S"]),
         "sources": {
+            "read": [
+                "part_a.by_size.*.per_call_us",
+                "part_c.breakdown.single.model_us",
+                "part_c.breakdown.single.ready_us",
+                "part_c.breakdown.batch.model_us",
+                "part_c.breakdown.batch.records",
+                "saturation.S",
+                "saturation.client_cpu_us_per_request",
+            ],
             "model_map": {"slope": round(slope, 5), "offset_us": round(offset, 3)},
             "per_answer_us": round(per_answer_us, 3),
             "client_us": client_us,
             "plumbing_us": round(plumbing_us, 3),
-            "assumed": [
-                "the open-loop client costs what the closed-loop client of the S runs costs",
-                "the batcher's own bookkeeping costs nothing beyond the measured stages",
-                "uvicorn's work outside the handler is half before the model, half after",
-                f"timers are uvloop's whole milliseconds, {TIMER_SLACK_US:g} µs kernel slack",
-            ],
+            "assumed": ASSUMED,
         },
     }
 
@@ -163,8 +196,7 @@ def with_costs(costs: dict, per_call_us=None, per_row_us=None, overhead_us=None)
 def model_table(costs: dict, largest: int) -> list:
     """The model call's cost for 0 … largest rows."""
     sizes, values = costs["model_sizes"], costs["model_us"]
-    extra = costs.get("batcher_us_per_batch", 0.0)
-    return [0.0] + [interpolate(sizes, values, size) + extra for size in range(1, largest + 1)]
+    return [0.0] + [interpolate(sizes, values, size) for size in range(1, largest + 1)]
 
 
 def one_row_us(costs: dict) -> float:
@@ -190,55 +222,128 @@ def poisson_arrivals_us(arrival_rate: float, window_s: float, seed: int) -> list
 # --- the loop ----------------------------------------------------------------------------
 
 
+def tick_after(moment: float, tick_phase: float, tick_us: float) -> float:
+    """The first scheduler tick at or after `moment`."""
+    return tick_phase + math.ceil((moment - tick_phase) / tick_us) * tick_us
+
+
 def serve(arrivals: list, max_batch: int, max_wait_ms: float, costs: dict, seed: int) -> dict:
-    """Run the service over the arrivals; max_batch 0 is mode none. Returns per-request done
-    times (µs), per-request batch sizes and per-batch first waits (µs)."""
+    """Run the client and the service on one core over the arrivals; max_batch 0 is mode
+    none. Returns per-request done times (µs), batch sizes and per-batch first waits (µs)."""
     machine = random.Random(f"machine|{seed}")
-    phase_us = machine.random() * MS  # where the loop's millisecond ticks fall
-    slack = costs["timer_slack_us"]
+    phase_us = machine.random() * MS  # where the loop clock's milliseconds fall
+    slack, slice_us, tick_us = costs["timer_slack_us"], costs["slice_us"], costs["tick_us"]
+    tick_phase = machine.random() * tick_us  # where the kernel's ticks fall
     uvloop_timer = costs["timer"] == "uvloop"
     spread = machine.expovariate if costs["spread"] == "exponential" else None
+    send_us, receive_us = costs["client_send_us"], costs["client_receive_us"]
+    before, after = costs["handler_before_us"], costs["answer_us"]
     count, none = len(arrivals), max_batch == 0
-    before = costs["client_send_us"] + costs["handler_before_us"]
-    after = costs["answer_us"] + costs["client_receive_us"]
-    model = model_table(costs, max(max_batch, 1))
-    whole = before + model[1] + after  # mode none: one callback per request
+    model = model_table(costs, max(min(max_batch, count), 1))
+    whole = before + model[1] + after  # mode none: the handler does it all in one callback
     max_wait_us = max_wait_ms * MS
-    done, size_of, first_waits = [0.0] * count, [1] * count, []
+    per_batch_us = costs["batcher_us_per_batch"]
+    done, written, size_of, first_waits = [0.0] * count, [0.0] * count, [1] * count, []
     enqueued, pending = [0.0] * count, []
     head = 0  # pending[head:] still wait for the batcher
     go, waiting = False, True  # the batcher's event, and whether the batcher waits on it
-    timer, due_ms = 0, 0  # timer 0: none, 1: a whole-ms uvloop timer, 2: checked every iteration
-    ready = deque()
-    now, loop_ms, next_read = 0.0, int(phase_us // MS), 0
+    timer, due_ms = 0, 0  # 0: none; 1: a whole-ms uvloop timer; 2: re-checked every iteration
+    ready, todo = deque(), 0  # the loop's callbacks; how many of this iteration are left
+    answers = deque()  # answers written, not yet read by the client
+    sent = read = 0  # requests the client sent; requests the service read
+    now, loop_ms = 0.0, int(phase_us // MS)
+    asleep, wake = True, INFINITY  # the service sleeping in epoll, and its timeout
+    owner, preempt_at = IDLE, INFINITY
+    timers = 0  # timers armed (W = 0 must leave this at zero, as in lab/batcher.py)
     while True:
-        for _ in range(len(ready)):  # the callbacks ready when this iteration began
-            kind, first, last = ready.popleft()
-            if kind == HANDLERS:
-                if none:
-                    for index in range(first, last):
-                        now += spread(1.0 / whole) if spread else whole
-                        done[index] = now
-                    continue
-                for index in range(first, last):
-                    now += spread(1.0 / before) if spread else before
-                    enqueued[index] = now
-                    pending.append(index)
-                    queued = len(pending) - head
-                    if queued >= max_batch or max_wait_us == 0:
-                        if not go:
-                            go = True
-                            if waiting:
-                                waiting = False
-                                ready.append((BATCHER, 0, 0))
-                    elif queued == 1 and timer == 0:
-                        when = round(max_wait_us / MS)
-                        timer, due_ms = (1, loop_ms + when) if uvloop_timer and when else (2, 0)
-            elif kind == ANSWERS:
-                for index in first:
-                    now += spread(1.0 / after) if spread else after
+        client_ready = answers or (sent < count and arrivals[sent] <= now)
+        service_ready = not asleep or read < sent or now >= wake
+        if owner == SERVICE:
+            keep = service_ready and not (client_ready and now >= preempt_at)
+        else:
+            keep = owner == CLIENT and client_ready and not (service_ready and now >= preempt_at)
+        if not keep:  # the owner blocked or used its slice: the core changes hands
+            if owner == SERVICE:
+                owner = CLIENT if client_ready else IDLE
+            else:
+                owner = SERVICE if service_ready else CLIENT if client_ready else IDLE
+            if owner == IDLE:  # both sleep: on to the next arrival or the service's timeout
+                now = max(now, min(arrivals[sent] if sent < count else INFINITY, wake))
+                if now == INFINITY:
+                    break
+                continue
+            preempt_at = tick_after(now + slice_us, tick_phase, tick_us)
+        if owner == CLIENT:  # the client sends and reads, oldest first, until it sleeps
+            while True:  # or, the service waiting, it has used its slice
+                if (
+                    sent < count
+                    and arrivals[sent] <= now
+                    and (not answers or arrivals[sent] <= written[answers[0]])
+                ):
+                    now += send_us
+                    sent += 1
+                elif answers:
+                    index = answers.popleft()
+                    now += receive_us
                     done[index] = now
+                else:
+                    break
+                if now >= preempt_at and (not asleep or read < sent or now >= wake):
+                    break
+            continue
+        # one unit of the service
+        if asleep:  # epoll returned
+            asleep, wake = False, INFINITY
+            todo = 0
+        elif todo:
+            item = ready[0]
+            kind = item[0]
+            if kind == HANDLERS:  # handlers run one by one; the client may preempt between
+                index, last = item[1], item[2]
+                while index < last:
+                    if none:
+                        now += spread(1.0 / whole) if spread else whole
+                        written[index] = now
+                        answers.append(index)
+                    else:
+                        now += spread(1.0 / before) if spread else before
+                        enqueued[index] = now
+                        pending.append(index)
+                        queued = len(pending) - head
+                        if queued >= max_batch or max_wait_us == 0:
+                            if not go:
+                                go = True
+                                if waiting:
+                                    waiting = False
+                                    ready.append([BATCHER])
+                        elif queued == 1 and timer == 0:
+                            when = round(max_wait_us / MS)
+                            timer, due_ms = (1, loop_ms + when) if uvloop_timer and when else (2, 0)
+                            timers += 1
+                    index += 1
+                    if now >= preempt_at and (answers or (sent < count and arrivals[sent] <= now)):
+                        break
+                item[1] = index
+                if index == last:
+                    ready.popleft()
+                    todo -= 1
+            elif kind == ANSWERS:
+                taken, position = item[1], item[2]
+                while position < len(taken):
+                    index = taken[position]
+                    now += spread(1.0 / after) if spread else after
+                    written[index] = now
+                    answers.append(index)
+                    position += 1
+                    if now >= preempt_at:  # the client has an answer to read
+                        break
+                item[2] = position
+                if position == len(taken):
+                    ready.popleft()
+                    todo -= 1
             else:  # the batcher task: woken by its event, or back from sleep(0)
+                ready.popleft()
+                todo -= 1
                 if not go:
                     waiting = True
                     continue
@@ -249,10 +354,10 @@ def serve(arrivals: list, max_batch: int, max_wait_ms: float, costs: dict, seed:
                     timer = 0
                     first_waits.append(now - enqueued[taken[0]])
                     size = len(taken)
-                    now += spread(1.0 / model[size]) if spread else model[size]
+                    now += (spread(1.0 / model[size]) if spread else model[size]) + per_batch_us
                     for index in taken:
                         size_of[index] = size
-                    ready.append((ANSWERS, taken, 0))
+                    ready.append([ANSWERS, taken, 0])
                     if head < len(pending):  # _plan_leftovers
                         remaining = enqueued[pending[head]] + max_wait_us - now
                         if len(pending) - head >= max_batch or max_wait_us == 0 or remaining <= 0:
@@ -260,26 +365,27 @@ def serve(arrivals: list, max_batch: int, max_wait_ms: float, costs: dict, seed:
                         else:
                             when = round(remaining / MS)
                             timer, due_ms = (1, loop_ms + when) if uvloop_timer and when else (2, 0)
-                ready.append((BATCHER, 0, 0))  # await asyncio.sleep(0)
-        if not ready:  # idle: sleep in epoll until a request comes or the timer is due
-            wake = INFINITY
-            if timer == 1:
-                wake = now + (due_ms - loop_ms) * MS + slack if due_ms > loop_ms else now
-            elif timer == 2:
-                wake = max(now, enqueued[pending[head]] + max_wait_us)
-            coming = arrivals[next_read] if next_read < count else INFINITY
-            wake = min(wake, coming)
-            if wake == INFINITY:
-                break
-            now = max(now, wake)
-        if next_read < count and arrivals[next_read] <= now:  # poll: read what has come
-            last = next_read + 1
-            while last < count and arrivals[last] <= now:
-                last += 1
-            ready.append((HANDLERS, next_read, last))
-            next_read = last
+                            timers += 1
+                ready.append([BATCHER])  # await asyncio.sleep(0)
+            continue
+        elif not ready and read == sent:  # nothing to run, nothing to read: epoll_wait
+            if timer == 2:  # call_soon re-checks: the loop spins until W has passed
+                deadline = enqueued[pending[head]] + max_wait_us
+                limit = (
+                    preempt_at if client_ready else (arrivals[sent] if sent < count else INFINITY)
+                )
+                now = max(now, min(deadline, limit))
+            elif timer == 0 or due_ms > loop_ms:
+                # the timeout counts whole ms from the clock cached before this iteration
+                asleep = True
+                wake = now + (due_ms - loop_ms) * MS + slack if timer else INFINITY
+                continue
+        # the poll reads what the client sent; then the clock and the timers
+        if read < sent:
+            ready.append([HANDLERS, read, sent])
+            read = sent
         loop_ms = int((now + phase_us) // MS)
-        if timer and head < len(pending):  # timers; _timer_fired re-checks against W
+        if timer and head < len(pending):  # due? _timer_fired re-checks against W
             deadline = enqueued[pending[head]] + max_wait_us
             if (loop_ms >= due_ms) if timer == 1 else (now >= deadline):
                 timer = 0
@@ -287,14 +393,18 @@ def serve(arrivals: list, max_batch: int, max_wait_ms: float, costs: dict, seed:
                 if remaining > 0:
                     when = round(remaining / MS)
                     timer, due_ms = (1, loop_ms + when) if uvloop_timer and when else (2, 0)
+                    timers += 1
                 elif not go:
                     go = True
                     if waiting:
                         waiting = False
-                        ready.append((BATCHER, 0, 0))
+                        ready.append([BATCHER])
         elif timer:
             timer = 0
-    return {"done_us": done, "batch_size": size_of, "first_wait_us": first_waits}
+        todo = len(ready)
+    if head < len(pending):
+        raise RuntimeError(f"{len(pending) - head} rows left unscored: a simulator bug")
+    return {"done_us": done, "batch_size": size_of, "first_wait_us": first_waits, "timers": timers}
 
 
 # --- what the campaign publishes per run -------------------------------------------------
@@ -309,7 +419,7 @@ def run_metrics(arrivals, served, window_s, drain_s, keeps_up_share=KEEPS_UP_SHA
     by the campaign's rules (generator/SCHEMA.md, Methods)."""
     cutoff = (window_s + drain_s) * 1e6
     latencies, last_done, rows, batched = [], 0.0, 0, 0
-    for arrival, done, size in zip(arrivals, served["done_us"], served["batch_size"]):
+    for arrival, done, size in zip(arrivals, served["done_us"], served["batch_size"], strict=True):
         if done <= cutoff:
             latencies.append(done - arrival)
             last_done = max(last_done, done)
@@ -340,64 +450,116 @@ def run_metrics(arrivals, served, window_s, drain_s, keeps_up_share=KEEPS_UP_SHA
 def run(max_batch, max_wait_ms, arrival_rate, costs, window_s=8.0, seed=0, drain_s=60.0,
         keeps_up_share=KEEPS_UP_SHARE) -> dict:  # fmt: skip
     """One simulated run: a setting (max_batch 0 = none) at `arrival_rate` requests/s."""
-    check_setting(max_batch, max_wait_ms)
-    if not arrival_rate > 0 or not window_s > 0:
-        raise ValueError(f"arrival rate and window must be positive: {arrival_rate}, {window_s}")
+    check_run(max_batch, max_wait_ms, arrival_rate, window_s)
     arrivals = poisson_arrivals_us(arrival_rate, window_s, seed)
     served = serve(arrivals, max_batch, max_wait_ms, costs, seed)
-    return run_metrics(arrivals, served, window_s, drain_s, keeps_up_share)
+    found = run_metrics(arrivals, served, window_s, drain_s, keeps_up_share)
+    found["timers"] = served["timers"]
+    return found
 
 
-def check_setting(max_batch, max_wait_ms) -> None:
+def check_run(max_batch, max_wait_ms, arrival_rate, window_s) -> None:
+    """Refuse what the lab could not run, saying why."""
     if not isinstance(max_batch, int) or isinstance(max_batch, bool) or max_batch < 0:
         raise ValueError(f"B must be a whole number, 0 for no batching; got {max_batch!r}")
-    if not isinstance(max_wait_ms, int | float) or not max_wait_ms >= 0:
-        raise ValueError(f"W must be 0 or more milliseconds; got {max_wait_ms!r}")
+    if max_batch > CONNECTIONS:
+        raise ValueError(f"B={max_batch} cannot fill: the lab's client keeps at most "
+                         f"{CONNECTIONS} requests in flight; use B ≤ {CONNECTIONS}")  # fmt: skip
+    if not isinstance(max_wait_ms, int | float) or not 0 <= max_wait_ms <= 1000:
+        raise ValueError(f"W must be 0 to 1,000 milliseconds; got {max_wait_ms!r}")
     if max_batch == 0 and max_wait_ms:
         raise ValueError("no batching (B=0) has no wait: use W=0")
     if max_batch == 1 and max_wait_ms:
         raise ValueError("B=1 with W>0 is not a setting: a batch of one never waits")
+    if not isinstance(arrival_rate, int | float) or not arrival_rate > 0:
+        raise ValueError(f"the arrival rate must be more than 0 per second; got {arrival_rate!r}")
+    if not isinstance(window_s, int | float) or not window_s > 0:
+        raise ValueError(f"the window must be more than 0 seconds; got {window_s!r}")
+    if arrival_rate * window_s > MAX_REQUESTS:
+        raise ValueError(f"rate × window asks for {arrival_rate * window_s:,.0f} requests; "
+                         f"the simulator takes at most {MAX_REQUESTS:,} per run")  # fmt: skip
 
 
 # --- the reader's box --------------------------------------------------------------------
 
 
+def milliseconds(value) -> str:
+    return "never answered" if value is None or value == INFINITY else f"{value:,.2f} ms"
+
+
 def describe(metrics: dict) -> list:
-    p50, p99 = metrics["p50_ms"], metrics["p99_ms"]
     return [
-        f"p50 {'never answered' if p50 == INFINITY else f'{p50:.2f} ms'}",
-        f"p99 {'never answered' if p99 == INFINITY else f'{p99:.2f} ms'}",
-        f"throughput {metrics['throughput']:,.0f}/s of {metrics['offered_rate']:,.0f}/s offered",
-        f"keeps up: {'yes' if metrics['keeps_up'] else 'no'}",
+        f"p50 {milliseconds(metrics['p50_ms'])}, p99 {milliseconds(metrics['p99_ms'])}",
+        f"throughput {metrics['throughput']:,.0f}/s of {metrics['offered_rate']:,.0f}/s "
+        f"offered; keeps up: {'yes' if metrics['keeps_up'] else 'no'}",
         f"mean batch size {metrics['mean_batch_size']:.2f}",
+    ]
+
+
+def setting_label(max_batch: int, max_wait_ms: float) -> str:
+    return "none" if max_batch == 0 else f"B={max_batch} W={max_wait_ms:g}"
+
+
+def nearest_check(results: dict, max_batch: int, max_wait_ms: float, rate: float) -> list:
+    """The validation of the measured cell nearest to this one (the same setting if it was
+    measured, else the nearest cap, then wait; then the nearest rate), when results.json
+    holds the generator's comparison (`simulation.settings`)."""
+    settings = (results.get("simulation") or {}).get("settings") or {}
+    cells = [(name, key, cell) for name, setting in settings.items()
+             for key, cell in setting.get("rates", {}).items()]  # fmt: skip
+    if not cells:
+        return []
+
+    def distance(item):
+        name, key, _ = item
+        setting = settings[name]
+        cap = setting["max_batch"] or 0
+        return (
+            abs(math.log2(max(cap, 0.5)) - math.log2(max(max_batch, 0.5))),
+            abs(setting["max_wait_ms"] - max_wait_ms),
+            abs(float(key) - rate),
+        )
+
+    name, key, cell = min(cells, key=distance)
+    error = cell.get("error", {})
+    parts = [f"{metric} {error[metric] * 100:+.0f}%" for metric in ("p50_ms", "p99_ms",
+             "throughput") if error.get(metric) is not None]  # fmt: skip
+    agreed = "agreed" if cell.get("keeps_up_agrees") else "disagreed"
+    return [
+        f"checked against the lab at the nearest measured cell, {name} at {key} × S: "
+        f"simulated minus measured {', '.join(parts) or 'not comparable'}; keeps up {agreed}"
     ]
 
 
 def simulate(results, b, w=0, rate=1, seed=0, window_s=8.0, per_call_us=None,
              per_row_us=None, overhead_us=None) -> str:  # fmt: skip
     """B=b W=w (b=0: no batching) at rate × S on the lab's calibrated machine, next to no
-    batching on the same arrivals; other costs on request. Plain text."""
+    batching on the same arrivals; another model (per_call_us + per_row_us × rows) or another
+    cost outside the model (overhead_us per request) on request. Plain text."""
     costs = with_costs(
         calibrate(results.get("part_a"), results.get("saturation"), results.get("part_c")),
         per_call_us,
         per_row_us,
         overhead_us,
     )
-    arrival_rate = float(rate) * costs["S"]
     share = results.get("design", {}).get("keeps_up_share", KEEPS_UP_SHARE)
-    mine = run(int(b), float(w), arrival_rate, costs, window_s, seed, keeps_up_share=share)
-    plain = run(0, 0.0, arrival_rate, costs, window_s, seed, keeps_up_share=share)
-    name = "no batching" if b == 0 else f"B={b} W={w:g}"
+    arrival_rate = float(rate) * costs["S"]
+    mine = run(b, w, arrival_rate, costs, window_s, seed, keeps_up_share=share)
+    plain = run(0, 0, arrival_rate, costs, window_s, seed, keeps_up_share=share)
     lines = [
-        f"{name} at {float(rate):g} × S ({arrival_rate:,.0f} requests/s, {window_s:g} s, "
-        f"seed {seed}): simulated, not measured",
+        f"{setting_label(b, w)} at {float(rate):g} × S = {arrival_rate:,.0f} requests/s, "
+        f"{window_s:g} s, seed {seed}: SIMULATED, NOT MEASURED",
         *("  " + line for line in describe(mine)),
-        "no batching on the same arrivals (simulated):",
+        "none on the same arrivals (simulated):",
         *("  " + line for line in describe(plain)),
     ]
     if per_call_us is not None or overhead_us is not None:
-        lines.append(f"costs: model {costs['model_us'][0]:,.1f} µs for 1 row; outside the "
-                     f"model {one_row_us(costs) - model_table(costs, 1)[1]:,.1f} µs per request")  # fmt: skip
+        outside = one_row_us(costs) - model_table(costs, 1)[1]
+        lines.append(f"costs assumed: model {model_table(costs, 1)[1]:,.1f} µs for 1 row, "
+                     f"{model_table(costs, 32)[32]:,.1f} µs for 32; {outside:,.1f} µs per "
+                     "request outside the model")  # fmt: skip
+    else:
+        lines += nearest_check(results, b, w, float(rate))
     return "\n".join(lines)
 
 
@@ -409,13 +571,17 @@ def main(argv=None) -> int:
     parser.add_argument("--rate", type=float, required=True, help="arrival rate as a multiple of S")
     parser.add_argument("--seed", type=int, default=0)
     parser.add_argument("--window-s", type=float, default=8.0)
+    parser.add_argument("--per-call-us", type=float, help="another model: µs per call …")
+    parser.add_argument("--per-row-us", type=float, help="… plus µs per row")
+    parser.add_argument("--overhead-us", type=float, help="another cost outside the model")
     args = parser.parse_args(argv)
     with open(args.results, encoding="utf-8") as file:
         results = json.load(file)
     try:
         text = simulate(
-            results, args.max_batch, args.max_wait_ms, args.rate, args.seed, args.window_s
-        )
+            results, args.max_batch, args.max_wait_ms, args.rate, args.seed,
+            args.window_s, args.per_call_us, args.per_row_us, args.overhead_us,
+        )  # fmt: skip
     except ValueError as error:
         print(f"simulate: {error}", file=sys.stderr)
         return 2
