@@ -223,7 +223,9 @@ def poisson_arrivals_us(arrival_rate: float, window_s: float, seed: int) -> list
 
 
 def tick_after(moment: float, tick_phase: float, tick_us: float) -> float:
-    """The first scheduler tick at or after `moment`."""
+    """The first scheduler tick at or after `moment` (no ticks: `moment` itself)."""
+    if tick_us <= 0:
+        return moment
     return tick_phase + math.ceil((moment - tick_phase) / tick_us) * tick_us
 
 
@@ -404,7 +406,13 @@ def serve(arrivals: list, max_batch: int, max_wait_ms: float, costs: dict, seed:
         todo = len(ready)
     if head < len(pending):
         raise RuntimeError(f"{len(pending) - head} rows left unscored: a simulator bug")
-    return {"done_us": done, "batch_size": size_of, "first_wait_us": first_waits, "timers": timers}
+    return {
+        "done_us": done,
+        "written_us": written,
+        "batch_size": size_of,
+        "first_wait_us": first_waits,
+        "timers": timers,
+    }
 
 
 # --- what the campaign publishes per run -------------------------------------------------
@@ -522,8 +530,9 @@ def nearest_check(results: dict, max_batch: int, max_wait_ms: float, rate: float
 
     name, key, cell = min(cells, key=distance)
     error = cell.get("error", {})
-    parts = [f"{metric} {error[metric] * 100:+.0f}%" for metric in ("p50_ms", "p99_ms",
-             "throughput") if error.get(metric) is not None]  # fmt: skip
+    labels = {"p50_ms": "p50", "p99_ms": "p99", "throughput": "throughput"}
+    parts = [f"{label} {error[metric] * 100:+.0f}%" for metric, label in labels.items()
+             if error.get(metric) is not None]  # fmt: skip
     agreed = "agreed" if cell.get("keeps_up_agrees") else "disagreed"
     return [
         f"checked against the lab at the nearest measured cell, {name} at {key} × S: "
