@@ -9,6 +9,13 @@ measured rate with the cell's own arrival rate and window, several seeds, and co
 simulated p50, p99, throughput and keeps-up with the measured cell. Nothing is fitted to
 Part B. `--raw` supplies the S runs' client CPU per request from the raw files while
 results.json does not carry `saturation.client_cpu_us_per_request` yet.
+
+`validate()` returns what results.json could publish as `simulation`: `seeds`, `window_s`,
+`calibration` (the costs and where each came from), `settings` shaped like part_b's
+({name: {max_batch, max_wait_ms, rates: {rate key: cell}}}, a cell holding the simulated
+p50_ms, p99_ms, throughput, mean_batch_size, keeps_up, keeps_up_seeds, keeps_up_agrees and
+`error` {metric: (simulated − measured) / measured}) and `summary` (keeps-up agreement over
+all cells; median and worst relative error over the cells the lab saw keep up).
 """
 
 import argparse
