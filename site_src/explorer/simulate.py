@@ -1,0 +1,614 @@
+"""A simulator of the lab's one core: Poisson arrivals, the client, the service, the batcher.
+
+Standard library only: it runs unchanged in CPython and in the reader's browser (Pyodide), and
+imports nothing of the project. Use:
+        import json, simulate
+        results = json.load(open("docs/assets/data/results.json"))
+        print(simulate.simulate(results, 32, 2, 1.6))          # B=32 W=2 at 1.6 × S
+    python site_src/explorer/simulate.py --results docs/assets/data/results.json \
+        --max-batch 32 --max-wait-ms 2 --rate 1.6 [--seed 0]
+Checked against every measured Part B cell by `python -m generator.simulation`.
+
+The machine: one core shared by two processes, every cost in µs of that core.
+  * The client (lab/openloop.py) wakes at each scheduled arrival (Poisson, seeded) and sends
+    (`client_send_us`); it reads each answer (`client_receive_us`). Oldest first.
+  * The service is one uvloop event loop (lab/service.py). Each iteration runs the callbacks
+    that were ready when it began, then polls the sockets (each request the client has sent
+    becomes a handler callback for the next iteration), then runs due timers. With nothing
+    to do it sleeps in epoll until a request comes or its timer is due.
+  * A handler costs `handler_before_us` (uvicorn, FastAPI, parse, feature lookup). Mode none:
+    the same callback scores the row (`model_us` at 1 row) and answers (`answer_us`).
+  * Queue mode follows lab/batcher.py step by step: a submit sets the batcher's event when B
+    rows wait or W = 0, else the first row arms a timer; the batcher callback takes up to B
+    rows, calls the model once (`model_us` at that size, piecewise linear between measured
+    sizes), plans the leftovers and yields (sleep(0)); each answer is its own callback.
+  * Timers are uvloop's: `call_later` rounds the delay to whole ms counted on a loop clock
+    that is itself whole ms (a delay under 0.5 ms becomes `call_soon`, so the batcher checks
+    again every iteration); an idle loop's epoll timeout is whole ms from its cached clock,
+    and the kernel ends it `timer_slack_us` late.
+  * The kernel's scheduler: a woken process does not take the core from the running one
+    until that one sleeps or, at a scheduler tick (`tick_us`), has run its slice (`slice_us`).
+Latency counts from the scheduled arrival. Costs come from `calibrate(part_a, saturation,
+part_c)`, which never sees Part B: Part B is what the simulator is checked against.
+"""
+
+import argparse
+import json
+import math
+import random
+import sys
+from collections import deque
+
+INFINITY = float("inf")
+KEEPS_UP_SHARE = 0.95
+# Linux's default timer slack for a normal thread (prctl PR_SET_TIMERSLACK): an epoll_wait
+# timeout may end this much late. A documented kernel constant, not a measurement of ours.
+TIMER_SLACK_US = 50.0
+# The kernel's scheduler (EEVDF, Linux ≥ 6.6) on the lab machine: a woken process does not
+# take the core from the running one until that one sleeps or, at a tick, has run its slice.
+# Base slice 0.75 ms × (1 + log2 of 2 CPUs); ticks every 4 ms (CONFIG_HZ=250). Kernel
+# defaults and configuration, not measurements of ours.
+SLICE_US = 1500.0
+TICK_US = 4000.0
+MS = 1000.0
+CONNECTIONS = 512  # the open-loop client's kept-alive connections (lab/openloop.py)
+MAX_REQUESTS = 200_000  # per simulated run, so one answer stays quick
+# Kinds of ready callbacks in the simulated loop.
+HANDLERS, ANSWERS, BATCHER = 0, 1, 2
+# Who has the core.
+IDLE, SERVICE, CLIENT = 0, 1, 2
+
+
+# What the calibration cannot measure outside Part B, said plainly (shown with the results).
+ASSUMED = [
+    "the open-loop client costs per request what the closed-loop client of the S runs costs",
+    "the batcher's own bookkeeping (futures, event, task switches) costs nothing",
+    "uvicorn's and FastAPI's work outside the handler is half before the model, half after",
+    "a request is readable by the service the moment the client has sent it",
+    "an idle core wakes at once (no wake-up latency of the virtual machine)",
+    f"timers are uvloop's whole milliseconds; the kernel ends an epoll timeout "
+    f"{TIMER_SLACK_US:g} µs late (its default timer slack)",
+    f"the scheduler switches at a {TICK_US / MS:g} ms tick once the running process has "
+    f"used a {SLICE_US / MS:g} ms slice, or when it sleeps",
+]
+
+
+class CalibrationError(ValueError):
+    """results.json lacks a number the calibration needs; the message names the key."""
+
+
+# --- costs -------------------------------------------------------------------------------
+
+
+def need(section: dict | None, key: str, where: str):
+    if not isinstance(section, dict) or section.get(key) is None:
+        raise CalibrationError(f"calibration needs results.json {where}.{key}; it is missing")
+    return section[key]
+
+
+def interpolate(sizes: list, values: list, size: float) -> float:
+    """Piecewise linear in the batch size between measured sizes (a call costs a fixed part
+    plus a part per row, so straight lines between neighbours); the end segments extend."""
+    if len(sizes) == 1:
+        return float(values[0])
+    index = 1
+    while index < len(sizes) - 1 and sizes[index] < size:
+        index += 1
+    low, high = sizes[index - 1], sizes[index]
+    share = (size - low) / (high - low)
+    return values[index - 1] + share * (values[index] - values[index - 1])
+
+
+def calibrate(part_a: dict, saturation: dict, part_c: dict) -> dict:
+    """The simulator's costs from results.json's part_a, saturation and part_c (never Part B).
+
+    * model call in the service: Part A's per-call curve mapped through the two in-service
+      model times Part C measured (one /predict call: 1 row; one /predict_batch call: its
+      `records` rows) by a straight line, in-service = slope × Part A + offset;
+    * client: the closed-loop client's CPU per request in the S runs
+      (`saturation.client_cpu_us_per_request`), half on sending, half on receiving;
+    * service outside the model: 10⁶ / S is the whole core's time per answer with no
+      batching; minus the client and the 1-row model call, the rest is the service's own
+      work; Part C's `ready` stage (handler start to row ready) goes before the model, and
+      what is left (uvicorn, FastAPI, sockets) is split half before, half after.
+    """
+    by_size = need(part_a, "by_size", "part_a")
+    sizes = sorted(int(key) for key in by_size)
+    lab_us = [float(need(by_size[str(size)], "per_call_us", f"part_a.by_size.{size}"))
+              for size in sizes]  # fmt: skip
+    breakdown = need(part_c, "breakdown", "part_c")
+    single = need(breakdown, "single", "part_c.breakdown")
+    single_model_us = float(need(single, "model_us", "part_c.breakdown.single"))
+    ready_us = float(need(single, "ready_us", "part_c.breakdown.single"))
+    batch = breakdown.get("batch") or {}
+    lab_at_one = interpolate(sizes, lab_us, 1)
+    if batch.get("model_us") and batch.get("records", 1) > 1:
+        records = float(batch["records"])
+        slope = (float(batch["model_us"]) - single_model_us) / (
+            interpolate(sizes, lab_us, records) - lab_at_one
+        )
+        offset = single_model_us - slope * lab_at_one
+    else:  # no batch-route point: scale Part A by the single call's ratio
+        slope, offset = single_model_us / lab_at_one, 0.0
+    service_model_us = [round(slope * value + offset, 3) for value in lab_us]
+    per_answer_us = 1e6 / float(need(saturation, "S", "saturation"))
+    client_us = float(need(saturation, "client_cpu_us_per_request", "saturation"))
+    plumbing_us = per_answer_us - client_us - single_model_us - ready_us
+    if plumbing_us < 0:
+        raise CalibrationError(
+            f"10⁶/S = {per_answer_us:.1f} µs is less than the client ({client_us:.1f} µs), the "
+            f"model ({single_model_us:.1f} µs) and the handler ({ready_us:.1f} µs) together"
+        )
+    return {
+        "model_sizes": sizes,
+        "model_us": service_model_us,
+        "client_send_us": client_us / 2,
+        "client_receive_us": client_us / 2,
+        "handler_before_us": ready_us + plumbing_us / 2,
+        "answer_us": plumbing_us / 2,
+        "batcher_us_per_batch": 0.0,
+        "timer_slack_us": TIMER_SLACK_US,
+        "slice_us": SLICE_US,
+        "tick_us": TICK_US,
+        "timer": "uvloop",
+        "spread": "fixed",
+        "S": float(saturation["S"]),
+        "sources": {
+            "read": [
+                "part_a.by_size.*.per_call_us",
+                "part_c.breakdown.single.model_us",
+                "part_c.breakdown.single.ready_us",
+                "part_c.breakdown.batch.model_us",
+                "part_c.breakdown.batch.records",
+                "saturation.S",
+                "saturation.client_cpu_us_per_request",
+            ],
+            "model_map": {"slope": round(slope, 5), "offset_us": round(offset, 3)},
+            "per_answer_us": round(per_answer_us, 3),
+            "client_us": client_us,
+            "plumbing_us": round(plumbing_us, 3),
+            "assumed": ASSUMED,
+        },
+    }
+
+
+def with_costs(costs: dict, per_call_us=None, per_row_us=None, overhead_us=None) -> dict:
+    """The same machine with another model (per call + per row × rows) or another total cost
+    per request outside the model (`overhead_us`, shared in the calibrated proportions)."""
+    changed = dict(costs)
+    if (per_call_us is None) != (per_row_us is None):
+        raise ValueError("give both per_call_us and per_row_us, or neither")
+    if per_call_us is not None:
+        if per_call_us < 0 or per_row_us < 0:
+            raise ValueError("per_call_us and per_row_us must be 0 or more")
+        changed["model_sizes"] = [1, 2]
+        changed["model_us"] = [per_call_us + per_row_us, per_call_us + 2 * per_row_us]
+    if overhead_us is not None:
+        if overhead_us < 0:
+            raise ValueError("overhead_us must be 0 or more")
+        parts = ("client_send_us", "client_receive_us", "handler_before_us", "answer_us")
+        total = sum(costs[part] for part in parts)
+        for part in parts:
+            changed[part] = costs[part] * overhead_us / total
+    return changed
+
+
+def model_table(costs: dict, largest: int) -> list:
+    """The model call's cost for 0 … largest rows."""
+    sizes, values = costs["model_sizes"], costs["model_us"]
+    return [0.0] + [interpolate(sizes, values, size) for size in range(1, largest + 1)]
+
+
+def one_row_us(costs: dict) -> float:
+    """The core's time per request with no batching: the model and everything around it."""
+    return (costs["client_send_us"] + costs["handler_before_us"] + model_table(costs, 1)[1]
+            + costs["answer_us"] + costs["client_receive_us"])  # fmt: skip
+
+
+# --- arrivals ----------------------------------------------------------------------------
+
+
+def poisson_arrivals_us(arrival_rate: float, window_s: float, seed: int) -> list:
+    """Arrival times in µs from the window's start, exponential gaps, seeded."""
+    draw = random.Random(f"arrivals|{seed}").expovariate
+    per_us, end_us = arrival_rate / 1e6, window_s * 1e6
+    arrivals, now = [], draw(per_us)
+    while now < end_us:
+        arrivals.append(now)
+        now += draw(per_us)
+    return arrivals
+
+
+# --- the loop ----------------------------------------------------------------------------
+
+
+def tick_after(moment: float, tick_phase: float, tick_us: float) -> float:
+    """The first scheduler tick at or after `moment` (no ticks: `moment` itself)."""
+    if tick_us <= 0:
+        return moment
+    return tick_phase + math.ceil((moment - tick_phase) / tick_us) * tick_us
+
+
+def serve(arrivals: list, max_batch: int, max_wait_ms: float, costs: dict, seed: int) -> dict:
+    """Run the client and the service on one core over the arrivals; max_batch 0 is mode
+    none. Returns per-request done times (µs), batch sizes and per-batch first waits (µs)."""
+    machine = random.Random(f"machine|{seed}")
+    phase_us = machine.random() * MS  # where the loop clock's milliseconds fall
+    slack, slice_us, tick_us = costs["timer_slack_us"], costs["slice_us"], costs["tick_us"]
+    tick_phase = machine.random() * tick_us  # where the kernel's ticks fall
+    uvloop_timer = costs["timer"] == "uvloop"
+    spread = machine.expovariate if costs["spread"] == "exponential" else None
+    send_us, receive_us = costs["client_send_us"], costs["client_receive_us"]
+    before, after = costs["handler_before_us"], costs["answer_us"]
+    count, none = len(arrivals), max_batch == 0
+    model = model_table(costs, max(min(max_batch, count), 1))
+    whole = before + model[1] + after  # mode none: the handler does it all in one callback
+    max_wait_us = max_wait_ms * MS
+    per_batch_us = costs["batcher_us_per_batch"]
+    done, written, size_of, first_waits = [0.0] * count, [0.0] * count, [1] * count, []
+    enqueued, pending = [0.0] * count, []
+    head = 0  # pending[head:] still wait for the batcher
+    go, waiting = False, True  # the batcher's event, and whether the batcher waits on it
+    timer, due_ms = 0, 0  # 0: none; 1: a whole-ms uvloop timer; 2: re-checked every iteration
+    ready, todo = deque(), 0  # the loop's callbacks; how many of this iteration are left
+    answers = deque()  # answers written, not yet read by the client
+    sent = read = 0  # requests the client sent; requests the service read
+    now, loop_ms = 0.0, int(phase_us // MS)
+    asleep, wake = True, INFINITY  # the service sleeping in epoll, and its timeout
+    owner, preempt_at = IDLE, INFINITY
+    timers = 0  # timers armed (W = 0 must leave this at zero, as in lab/batcher.py)
+    while True:
+        client_ready = answers or (sent < count and arrivals[sent] <= now)
+        service_ready = not asleep or read < sent or now >= wake
+        if owner == SERVICE:
+            keep = service_ready and not (client_ready and now >= preempt_at)
+        else:
+            keep = owner == CLIENT and client_ready and not (service_ready and now >= preempt_at)
+        if not keep:  # the owner blocked or used its slice: the core changes hands
+            if owner == SERVICE:
+                owner = CLIENT if client_ready else IDLE
+            else:
+                owner = SERVICE if service_ready else CLIENT if client_ready else IDLE
+            if owner == IDLE:  # both sleep: on to the next arrival or the service's timeout
+                now = max(now, min(arrivals[sent] if sent < count else INFINITY, wake))
+                if now == INFINITY:
+                    break
+                continue
+            preempt_at = tick_after(now + slice_us, tick_phase, tick_us)
+        if owner == CLIENT:  # the client sends and reads, oldest first, until it sleeps
+            while True:  # or, the service waiting, it has used its slice
+                if (
+                    sent < count
+                    and arrivals[sent] <= now
+                    and (not answers or arrivals[sent] <= written[answers[0]])
+                ):
+                    now += send_us
+                    sent += 1
+                elif answers:
+                    index = answers.popleft()
+                    now += receive_us
+                    done[index] = now
+                else:
+                    break
+                if now >= preempt_at and (not asleep or read < sent or now >= wake):
+                    break
+            continue
+        # one unit of the service
+        if asleep:  # epoll returned
+            asleep, wake = False, INFINITY
+            todo = 0
+        elif todo:
+            item = ready[0]
+            kind = item[0]
+            if kind == HANDLERS:  # handlers run one by one; the client may preempt between
+                index, last = item[1], item[2]
+                while index < last:
+                    if none:
+                        now += spread(1.0 / whole) if spread else whole
+                        written[index] = now
+                        answers.append(index)
+                    else:
+                        now += spread(1.0 / before) if spread else before
+                        enqueued[index] = now
+                        pending.append(index)
+                        queued = len(pending) - head
+                        if queued >= max_batch or max_wait_us == 0:
+                            if not go:
+                                go = True
+                                if waiting:
+                                    waiting = False
+                                    ready.append([BATCHER])
+                        elif queued == 1 and timer == 0:
+                            when = round(max_wait_us / MS)
+                            timer, due_ms = (1, loop_ms + when) if uvloop_timer and when else (2, 0)
+                            timers += 1
+                    index += 1
+                    if now >= preempt_at and (answers or (sent < count and arrivals[sent] <= now)):
+                        break
+                item[1] = index
+                if index == last:
+                    ready.popleft()
+                    todo -= 1
+            elif kind == ANSWERS:
+                taken, position = item[1], item[2]
+                while position < len(taken):
+                    index = taken[position]
+                    now += spread(1.0 / after) if spread else after
+                    written[index] = now
+                    answers.append(index)
+                    position += 1
+                    if now >= preempt_at:  # the client has an answer to read
+                        break
+                item[2] = position
+                if position == len(taken):
+                    ready.popleft()
+                    todo -= 1
+            else:  # the batcher task: woken by its event, or back from sleep(0)
+                ready.popleft()
+                todo -= 1
+                if not go:
+                    waiting = True
+                    continue
+                go = False
+                if head < len(pending):
+                    taken = pending[head : head + max_batch]
+                    head += len(taken)
+                    timer = 0
+                    first_waits.append(now - enqueued[taken[0]])
+                    size = len(taken)
+                    now += (spread(1.0 / model[size]) if spread else model[size]) + per_batch_us
+                    for index in taken:
+                        size_of[index] = size
+                    ready.append([ANSWERS, taken, 0])
+                    if head < len(pending):  # _plan_leftovers
+                        remaining = enqueued[pending[head]] + max_wait_us - now
+                        if len(pending) - head >= max_batch or max_wait_us == 0 or remaining <= 0:
+                            go = True
+                        else:
+                            when = round(remaining / MS)
+                            timer, due_ms = (1, loop_ms + when) if uvloop_timer and when else (2, 0)
+                            timers += 1
+                ready.append([BATCHER])  # await asyncio.sleep(0)
+            continue
+        elif not ready and read == sent:  # nothing to run, nothing to read: epoll_wait
+            if timer == 2:  # call_soon re-checks: the loop spins until W has passed
+                deadline = enqueued[pending[head]] + max_wait_us
+                limit = (
+                    preempt_at if client_ready else (arrivals[sent] if sent < count else INFINITY)
+                )
+                now = max(now, min(deadline, limit))
+            elif timer == 0 or due_ms > loop_ms:
+                # the timeout counts whole ms from the clock cached before this iteration
+                asleep = True
+                wake = now + (due_ms - loop_ms) * MS + slack if timer else INFINITY
+                continue
+        # the poll reads what the client sent; then the clock and the timers
+        if read < sent:
+            ready.append([HANDLERS, read, sent])
+            read = sent
+        loop_ms = int((now + phase_us) // MS)
+        if timer and head < len(pending):  # due? _timer_fired re-checks against W
+            deadline = enqueued[pending[head]] + max_wait_us
+            if (loop_ms >= due_ms) if timer == 1 else (now >= deadline):
+                timer = 0
+                remaining = deadline - now
+                if remaining > 0:
+                    when = round(remaining / MS)
+                    timer, due_ms = (1, loop_ms + when) if uvloop_timer and when else (2, 0)
+                    timers += 1
+                elif not go:
+                    go = True
+                    if waiting:
+                        waiting = False
+                        ready.append([BATCHER])
+        elif timer:
+            timer = 0
+        todo = len(ready)
+    if head < len(pending):
+        raise RuntimeError(f"{len(pending) - head} rows left unscored: a simulator bug")
+    return {
+        "done_us": done,
+        "written_us": written,
+        "batch_size": size_of,
+        "first_wait_us": first_waits,
+        "timers": timers,
+    }
+
+
+# --- what the campaign publishes per run -------------------------------------------------
+
+
+def nearest_rank(ordered: list, p: float) -> float:
+    return ordered[max(math.ceil(p * len(ordered) / 100) - 1, 0)]
+
+
+def run_metrics(arrivals, served, window_s, drain_s, keeps_up_share=KEEPS_UP_SHARE) -> dict:
+    """p50, p99 (never answered = ∞), throughput, keeps up and mean batch size of one run,
+    by the campaign's rules (generator/SCHEMA.md, Methods)."""
+    cutoff = (window_s + drain_s) * 1e6
+    latencies, last_done, rows, batched = [], 0.0, 0, 0
+    for arrival, done, size in zip(arrivals, served["done_us"], served["batch_size"], strict=True):
+        if done <= cutoff:
+            latencies.append(done - arrival)
+            last_done = max(last_done, done)
+            rows += 1
+            batched += size
+        else:
+            latencies.append(INFINITY)
+    requests = len(arrivals)
+    ordered = sorted(latencies)
+    throughput = rows / max(window_s, last_done / 1e6) if rows else 0.0
+    offered = requests / window_s
+    waits = sorted(served["first_wait_us"])
+    return {
+        "requests": requests,
+        "answered": rows,
+        "offered_rate": offered,
+        "throughput": throughput,
+        "keeps_up": throughput >= keeps_up_share * offered,
+        "p50_ms": nearest_rank(ordered, 50) / MS if ordered else None,
+        "p99_ms": nearest_rank(ordered, 99) / MS if ordered else None,
+        "mean_ms": sum(latencies) / requests / MS if requests else None,
+        "mean_batch_size": batched / rows if rows else None,
+        "batches": len(waits),
+        "first_wait_us_p50": nearest_rank(waits, 50) if waits else None,
+    }
+
+
+def run(max_batch, max_wait_ms, arrival_rate, costs, window_s=8.0, seed=0, drain_s=60.0,
+        keeps_up_share=KEEPS_UP_SHARE) -> dict:  # fmt: skip
+    """One simulated run: a setting (max_batch 0 = none) at `arrival_rate` requests/s."""
+    check_run(max_batch, max_wait_ms, arrival_rate, window_s)
+    arrivals = poisson_arrivals_us(arrival_rate, window_s, seed)
+    served = serve(arrivals, max_batch, max_wait_ms, costs, seed)
+    found = run_metrics(arrivals, served, window_s, drain_s, keeps_up_share)
+    found["timers"] = served["timers"]
+    return found
+
+
+def check_run(max_batch, max_wait_ms, arrival_rate, window_s) -> None:
+    """Refuse what the lab could not run, saying why."""
+    if not isinstance(max_batch, int) or isinstance(max_batch, bool) or max_batch < 0:
+        raise ValueError(f"B must be a whole number, 0 for no batching; got {max_batch!r}")
+    if max_batch > CONNECTIONS:
+        raise ValueError(f"B={max_batch} cannot fill: the lab's client keeps at most "
+                         f"{CONNECTIONS} requests in flight; use B ≤ {CONNECTIONS}")  # fmt: skip
+    if not isinstance(max_wait_ms, int | float) or not 0 <= max_wait_ms <= 1000:
+        raise ValueError(f"W must be 0 to 1,000 milliseconds; got {max_wait_ms!r}")
+    if max_batch == 0 and max_wait_ms:
+        raise ValueError("no batching (B=0) has no wait: use W=0")
+    if max_batch == 1 and max_wait_ms:
+        raise ValueError("B=1 with W>0 is not a setting: a batch of one never waits")
+    if not isinstance(arrival_rate, int | float) or not arrival_rate > 0:
+        raise ValueError(f"the arrival rate must be more than 0 per second; got {arrival_rate!r}")
+    if not isinstance(window_s, int | float) or not window_s > 0:
+        raise ValueError(f"the window must be more than 0 seconds; got {window_s!r}")
+    if arrival_rate * window_s > MAX_REQUESTS:
+        raise ValueError(f"rate × window asks for {arrival_rate * window_s:,.0f} requests; "
+                         f"the simulator takes at most {MAX_REQUESTS:,} per run")  # fmt: skip
+
+
+# --- the reader's box --------------------------------------------------------------------
+
+
+def milliseconds(value) -> str:
+    return "never answered" if value is None or value == INFINITY else f"{value:,.2f} ms"
+
+
+def describe(metrics: dict) -> list:
+    return [
+        f"p50 {milliseconds(metrics['p50_ms'])}, p99 {milliseconds(metrics['p99_ms'])}",
+        f"throughput {metrics['throughput']:,.0f}/s of {metrics['offered_rate']:,.0f}/s "
+        f"offered; keeps up: {'yes' if metrics['keeps_up'] else 'no'}",
+        f"mean batch size {metrics['mean_batch_size']:.2f}",
+    ]
+
+
+def setting_label(max_batch: int, max_wait_ms: float) -> str:
+    return "none" if max_batch == 0 else f"B={max_batch} W={max_wait_ms:g}"
+
+
+def nearest_check(results: dict, max_batch: int, max_wait_ms: float, rate: float) -> list:
+    """The validation of the measured cell nearest to this one (the same setting if it was
+    measured, else the nearest cap, then wait; then the nearest rate), when results.json
+    holds the generator's comparison (`simulation.settings`)."""
+    settings = (results.get("simulation") or {}).get("settings") or {}
+    cells = [(name, key, cell) for name, setting in settings.items()
+             for key, cell in setting.get("rates", {}).items()]  # fmt: skip
+    if not cells:
+        return []
+
+    def distance(item):
+        name, key, _ = item
+        setting = settings[name]
+        cap = setting["max_batch"] or 0
+        return (
+            abs(math.log2(max(cap, 0.5)) - math.log2(max(max_batch, 0.5))),
+            abs(setting["max_wait_ms"] - max_wait_ms),
+            abs(float(key) - rate),
+        )
+
+    name, key, cell = min(cells, key=distance)
+    error = cell.get("error", {})
+    labels = {"p50_ms": "p50", "p99_ms": "p99", "throughput": "throughput"}
+    parts = [f"{label} {error[metric] * 100:+.0f}%" for metric, label in labels.items()
+             if error.get(metric) is not None]  # fmt: skip
+    agreed = "agreed" if cell.get("keeps_up_agrees") else "disagreed"
+    return [
+        f"checked against the lab at the nearest measured cell, {name} at {key} × S: "
+        f"simulated minus measured {', '.join(parts) or 'not comparable'}; keeps up {agreed}"
+    ]
+
+
+BASELINES: dict = {}  # mode none per (rate, window, seed, costs): the reader asks often
+
+
+def baseline(arrival_rate: float, costs: dict, window_s: float, seed: int, share: float) -> dict:
+    key = (arrival_rate, window_s, seed, share, json.dumps(costs, sort_keys=True))
+    if key not in BASELINES:
+        if len(BASELINES) >= 64:
+            BASELINES.clear()
+        BASELINES[key] = run(0, 0, arrival_rate, costs, window_s, seed, keeps_up_share=share)
+    return BASELINES[key]
+
+
+def simulate(results, b, w=0, rate=1, seed=0, window_s=8.0, per_call_us=None,
+             per_row_us=None, overhead_us=None) -> str:  # fmt: skip
+    """B=b W=w (b=0: no batching) at rate × S on the lab's calibrated machine, next to no
+    batching on the same arrivals; another model (per_call_us + per_row_us × rows) or another
+    cost outside the model (overhead_us per request) on request. Plain text."""
+    costs = with_costs(
+        calibrate(results.get("part_a"), results.get("saturation"), results.get("part_c")),
+        per_call_us,
+        per_row_us,
+        overhead_us,
+    )
+    share = results.get("design", {}).get("keeps_up_share", KEEPS_UP_SHARE)
+    arrival_rate = float(rate) * costs["S"]
+    mine = run(b, w, arrival_rate, costs, window_s, seed, keeps_up_share=share)
+    plain = baseline(arrival_rate, costs, window_s, seed, share)
+    lines = [
+        f"{setting_label(b, w)} at {float(rate):g} × S = {arrival_rate:,.0f} requests/s, "
+        f"{window_s:g} s, seed {seed}: SIMULATED, NOT MEASURED",
+        *("  " + line for line in describe(mine)),
+        "none on the same arrivals (simulated):",
+        *("  " + line for line in describe(plain)),
+    ]
+    if per_call_us is not None or overhead_us is not None:
+        outside = one_row_us(costs) - model_table(costs, 1)[1]
+        lines.append(f"costs assumed: model {model_table(costs, 1)[1]:,.1f} µs for 1 row, "
+                     f"{model_table(costs, 32)[32]:,.1f} µs for 32; {outside:,.1f} µs per "
+                     "request outside the model")  # fmt: skip
+    else:
+        lines += nearest_check(results, b, w, float(rate))
+    return "\n".join(lines)
+
+
+def main(argv=None) -> int:
+    parser = argparse.ArgumentParser(description="Simulate one setting on the lab's core.")
+    parser.add_argument("--results", required=True, help="results.json written by the generator")
+    parser.add_argument("--max-batch", type=int, required=True, help="the cap B (0: none)")
+    parser.add_argument("--max-wait-ms", type=float, default=0.0, help="the wait W in ms")
+    parser.add_argument("--rate", type=float, required=True, help="arrival rate as a multiple of S")
+    parser.add_argument("--seed", type=int, default=0)
+    parser.add_argument("--window-s", type=float, default=8.0)
+    parser.add_argument("--per-call-us", type=float, help="another model: µs per call …")
+    parser.add_argument("--per-row-us", type=float, help="… plus µs per row")
+    parser.add_argument("--overhead-us", type=float, help="another cost outside the model")
+    args = parser.parse_args(argv)
+    with open(args.results, encoding="utf-8") as file:
+        results = json.load(file)
+    try:
+        text = simulate(
+            results, args.max_batch, args.max_wait_ms, args.rate, args.seed,
+            args.window_s, args.per_call_us, args.per_row_us, args.overhead_us,
+        )  # fmt: skip
+    except ValueError as error:
+        print(f"simulate: {error}", file=sys.stderr)
+        return 2
+    print(text)
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,300 @@
+"""The simulator (site_src/explorer/simulate.py) and its check against the lab
+(generator/simulation.py): deterministic, right on queues with known answers, faithful to the
+batcher's rules, calibrated from no Part B number, and quick.
+
+Run: `.venv/bin/pytest -q tests/test_simulate.py`.
+"""
+
+import ast
+import copy
+import inspect
+import json
+import statistics
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import pytest
+
+from generator import simulation
+
+REPO = Path(__file__).resolve().parent.parent
+GOLDEN = REPO / "tests" / "fixtures" / "golden" / "assets" / "data" / "results.json"
+FIXTURE_RAW = REPO / "tests" / "fixtures" / "raw"
+PART_B_KEYS = ("part_b", "paired", "waits")
+
+
+@pytest.fixture(scope="module")
+def sim():
+    """The simulator, loaded by path as the generator (and the reader's browser) load it."""
+    return simulation.load_simulator()
+
+
+@pytest.fixture(scope="module")
+def results() -> dict:
+    """The fixture campaign's results (cut from real raw data), with the S runs' client CPU
+    per request from its raw files (results.json does not carry it yet)."""
+    found = json.loads(GOLDEN.read_text(encoding="utf-8"))
+    inputs = simulation.calibration_inputs(found, FIXTURE_RAW)
+    found["saturation"] = inputs["saturation"]
+    return found
+
+
+@pytest.fixture(scope="module")
+def costs(sim, results) -> dict:
+    return sim.calibrate(results["part_a"], results["saturation"], results["part_c"])
+
+
+def queue_costs(service_us: float, spread: str) -> dict:
+    """A machine whose only cost is the handler's fixed (or exponential) service time."""
+    return {
+        "model_sizes": [1],
+        "model_us": [service_us],
+        "client_send_us": 0.0,
+        "client_receive_us": 0.0,
+        "handler_before_us": 0.0,
+        "answer_us": 0.0,
+        "batcher_us_per_batch": 0.0,
+        "timer_slack_us": 50.0,
+        "slice_us": 1500.0,
+        "tick_us": 4000.0,
+        "timer": "uvloop",
+        "spread": spread,
+        "S": 1e6 / service_us,
+    }
+
+
+# --- deterministic ----------------------------------------------------------------------
+
+
+def test_the_same_seed_gives_the_same_run_and_another_seed_another(sim, costs):
+    rate = 1.25 * costs["S"]
+    first = sim.run(32, 2, rate, costs, 2.0, seed=7)
+    again = sim.run(32, 2, rate, costs, 2.0, seed=7)
+    other = sim.run(32, 2, rate, costs, 2.0, seed=8)
+    assert first == again
+    assert first["requests"] != other["requests"] or first["p50_ms"] != other["p50_ms"]
+
+
+def test_the_readers_text_is_the_same_for_the_same_seed(sim, results):
+    text = sim.simulate(results, 8, 1, 1.6, seed=3, window_s=2.0)
+    assert text == sim.simulate(results, 8, 1, 1.6, seed=3, window_s=2.0)
+    assert "SIMULATED, NOT MEASURED" in text.splitlines()[0]
+    assert "B=8 W=1 at 1.6 × S" in text
+
+
+# --- queueing theory (mode none, the handler's cost only) ---------------------------------
+
+
+def mean_wait_us(sim, service_us: float, load: float, spread: str, seeds=range(3)) -> float:
+    """Mean time from arrival to the answer written, less the service time, over 100 s
+    windows: the service's own queue, which is FIFO and never idles while a request waits."""
+    costs = queue_costs(service_us, spread)
+    waits = []
+    for seed in seeds:
+        arrivals = sim.poisson_arrivals_us(load / service_us * 1e6, 100.0, seed)
+        served = sim.serve(arrivals, 0, 0, costs, seed)
+        sojourn = statistics.fmean(
+            w - a for w, a in zip(served["written_us"], arrivals, strict=True)
+        )
+        waits.append(sojourn - service_us)
+    return statistics.fmean(waits)
+
+
+@pytest.mark.parametrize("load", [0.5, 0.8])
+def test_fixed_costs_give_the_md1_mean_wait_within_3_percent(sim, load):
+    service_us = 500.0
+    expected = load * service_us / (2 * (1 - load))  # Pollaczek-Khinchine, deterministic
+    assert mean_wait_us(sim, service_us, load, "fixed") == pytest.approx(expected, rel=0.03)
+
+
+def test_exponential_costs_give_the_mm1_mean_wait_within_5_percent(sim):
+    service_us, load = 500.0, 0.5
+    expected = load * service_us / (1 - load)
+    assert mean_wait_us(sim, service_us, load, "exponential") == pytest.approx(expected, rel=0.05)
+
+
+def test_one_request_alone_takes_exactly_its_costs(sim, costs):
+    for max_batch in (0, 1, 32):
+        served = sim.serve([1000.0], max_batch, 0, costs, seed=0)
+        total = (costs["client_send_us"] + costs["handler_before_us"] + costs["model_us"][0]
+                 + costs["answer_us"] + costs["client_receive_us"])  # fmt: skip
+        assert served["done_us"][0] - 1000.0 == pytest.approx(total, abs=1e-6)
+
+
+# --- the batcher's rules, as lab/batcher.py keeps them ------------------------------------
+
+
+def test_a_timed_batch_never_leaves_before_w_and_never_exceeds_b(sim, costs):
+    arrivals = sim.poisson_arrivals_us(0.8 * costs["S"], 2.0, 1)
+    served = sim.serve(arrivals, 32, 2, costs, seed=1)
+    assert min(served["first_wait_us"]) >= 2000
+    assert max(served["batch_size"]) <= 32
+    assert served["timers"] > 0
+    busy = sim.serve(sim.poisson_arrivals_us(2.5 * costs["S"], 2.0, 1), 8, 10, costs, seed=1)
+    assert max(busy["batch_size"]) == 8
+
+
+def test_w_0_never_waits_on_purpose_and_none_never_batches(sim, costs):
+    arrivals = sim.poisson_arrivals_us(1.6 * costs["S"], 2.0, 2)
+    served = sim.serve(arrivals, 32, 0, costs, seed=2)
+    assert served["timers"] == 0
+    assert max(served["batch_size"]) > 1  # rows that gathered while the model was busy
+    none = sim.serve(arrivals, 0, 0, costs, seed=2)
+    assert set(none["batch_size"]) == {1} and none["first_wait_us"] == []
+
+
+def test_a_single_request_waits_w_then_at_most_a_timer_tick_more(sim, costs):
+    alone = sim.serve([5000.0], 32, 2, costs, seed=4)
+    total = (costs["client_send_us"] + costs["handler_before_us"] + costs["model_us"][0]
+             + costs["answer_us"] + costs["client_receive_us"])  # fmt: skip
+    waited = alone["done_us"][0] - 5000.0 - total
+    assert 2000 <= waited <= 2000 + 1000 + costs["timer_slack_us"]
+
+
+# --- calibration: never from Part B -------------------------------------------------------
+
+
+def test_the_calibration_takes_only_part_a_saturation_and_part_c(sim):
+    assert list(inspect.signature(sim.calibrate).parameters) == ["part_a", "saturation", "part_c"]
+    inputs = simulation.calibration_inputs({"saturation": {}, "part_b": {}, "campaign": {}})
+    assert sorted(inputs) == ["part_a", "part_c", "saturation"]
+
+
+def test_the_calibration_and_the_answer_do_not_change_without_part_b(sim, results):
+    without = {key: value for key, value in results.items() if key not in PART_B_KEYS}
+    calibrated = sim.calibrate(**simulation.calibration_inputs(results))
+    assert sim.calibrate(**simulation.calibration_inputs(without)) == calibrated
+    assert sim.simulate(without, 32, 2, 1.0, window_s=1.0) == sim.simulate(
+        results, 32, 2, 1.0, window_s=1.0
+    )
+
+
+class Reading(dict):
+    """A dict that notes every key read from it (nested dicts too), as dotted paths."""
+
+    def __init__(self, value: dict, path: str, seen: set):
+        super().__init__(value)
+        self.path, self.seen = path, seen
+
+    def __getitem__(self, key):
+        return self.wrap(key, super().__getitem__(key))
+
+    def get(self, key, default=None):
+        return self.wrap(key, super().get(key, default)) if key in self else default
+
+    def wrap(self, key, value):
+        path = f"{self.path}.{key}"
+        if isinstance(value, dict):
+            return Reading(value, path, self.seen)
+        self.seen.add(path)
+        return value
+
+
+def test_the_calibration_reads_only_the_numbers_it_names(sim, results):
+    seen: set = set()
+    sections = {name: Reading(results[name], name, seen) for name in ("part_a", "saturation",
+                                                                       "part_c")}  # fmt: skip
+    calibrated = sim.calibrate(**sections)
+    declared = calibrated["sources"]["read"]
+    sizes = results["part_a"]["by_size"]
+    named = {path.replace("*", size) for path in declared for size in sizes}
+    assert {"saturation.S", "part_c.breakdown.single.model_us"} <= seen
+    assert seen <= named, f"read but not declared: {sorted(seen - named)}"
+    assert all(not path.startswith(PART_B_KEYS) for path in seen)
+
+
+def test_the_model_curve_goes_through_part_cs_two_in_service_points(sim, results, costs):
+    single, batch = (results["part_c"]["breakdown"][k] for k in ("single", "batch"))
+    assert costs["model_us"][0] == pytest.approx(single["model_us"], abs=1e-3)
+    at_records = sim.interpolate(costs["model_sizes"], costs["model_us"], batch["records"])
+    assert at_records == pytest.approx(batch["model_us"], abs=0.01)
+    per_answer_us = 1e6 / results["saturation"]["S"]
+    assert sim.one_row_us(costs) == pytest.approx(per_answer_us)
+
+
+def test_a_missing_number_is_named(sim, results):
+    broken = copy.deepcopy(results)
+    del broken["part_c"]["breakdown"]["single"]["ready_us"]
+    with pytest.raises(sim.CalibrationError, match=r"part_c\.breakdown\.single\.ready_us"):
+        sim.calibrate(broken["part_a"], broken["saturation"], broken["part_c"])
+    with pytest.raises(sim.CalibrationError, match=r"saturation\.client_cpu_us_per_request"):
+        sim.calibrate(broken["part_a"], {"S": 1000.0}, results["part_c"])
+
+
+@pytest.mark.parametrize(
+    ("max_batch", "max_wait_ms", "rate", "says"),
+    [
+        (1, 2, 1000.0, "B=1 with W>0"),
+        (0, 1, 1000.0, "no batching"),
+        (1024, 0, 1000.0, "512 requests in flight"),
+        (8, -1, 1000.0, "W must be"),
+        (8, 1, 0.0, "arrival rate"),
+        (8, 1, 1e6, "at most 200,000"),
+    ],
+)
+def test_a_run_the_lab_could_not_do_is_refused_saying_why(sim, costs, max_batch, max_wait_ms,
+                                                          rate, says):  # fmt: skip
+    with pytest.raises(ValueError, match=says):
+        sim.run(max_batch, max_wait_ms, rate, costs)
+
+
+# --- the check against the lab ------------------------------------------------------------
+
+
+def test_every_measured_cell_is_simulated_and_compared(sim, results):
+    found = simulation.validate(results, FIXTURE_RAW, seeds=2, sim=sim)
+    measured = results["part_b"]["settings"]
+    expected = {(name, key) for name, setting in measured.items()
+                for key, cell in setting["rates"].items() if cell.get("rounds")}  # fmt: skip
+    compared = {(name, key) for name, setting in found["settings"].items()
+                for key in setting["rates"]}  # fmt: skip
+    assert compared == expected
+    summary = found["summary"]
+    assert summary["cells"] == len(expected)
+    agree = 0
+    for name, key in expected:
+        simulated, lab = found["settings"][name]["rates"][key], measured[name]["rates"][key]
+        agree += simulated["keeps_up"] == lab["keeps_up"]
+        error = (simulated["p99_ms"] - lab["p99_ms"]) / lab["p99_ms"]
+        assert simulated["error"]["p99_ms"] == pytest.approx(error)
+    assert summary["keeps_up_agree"] == agree
+    kept = [cell for s in measured.values() for cell in s["rates"].values() if cell["keeps_up"]]
+    assert summary["kept_up_cells"] == len(kept)
+
+
+def test_the_commands_run_and_a_missing_client_cost_is_named(tmp_path):
+    done = subprocess.run(
+        [sys.executable, "-m", "generator.simulation", "--results", str(GOLDEN), "--raw",
+         str(FIXTURE_RAW), "--seeds", "1", "--out", str(tmp_path / "check.json")],
+        cwd=REPO, capture_output=True, text=True, timeout=300,
+    )  # fmt: skip
+    assert done.returncode == 0, done.stderr
+    assert json.loads((tmp_path / "check.json").read_text())["summary"]["cells"] > 0
+    simulator = REPO / "site_src" / "explorer" / "simulate.py"
+    command = [sys.executable, str(simulator), "--results", str(GOLDEN), "--max-batch", "32",
+               "--max-wait-ms", "2", "--rate", "1.6"]  # fmt: skip
+    refused = subprocess.run(command, capture_output=True, text=True, timeout=60)
+    assert refused.returncode == 2
+    assert "saturation.client_cpu_us_per_request" in refused.stderr
+
+
+# --- fit for the browser ------------------------------------------------------------------
+
+
+def test_the_simulator_imports_only_the_standard_library():
+    tree = ast.parse((REPO / "site_src" / "explorer" / "simulate.py").read_text())
+    imported = {alias.name.split(".")[0] for node in ast.walk(tree)
+                if isinstance(node, ast.Import) for alias in node.names}  # fmt: skip
+    imported |= {node.module.split(".")[0] for node in ast.walk(tree)
+                 if isinstance(node, ast.ImportFrom)}  # fmt: skip
+    assert imported <= set(sys.stdlib_module_names), imported - set(sys.stdlib_module_names)
+
+
+def test_one_8_s_window_at_2_5_s_takes_under_a_second_of_cpu(sim, costs):
+    # The browser's budget is 1 s warm in Pyodide (1.5-3× slower than CPython); aim: 0.3 s here.
+    began = time.process_time()
+    found = sim.run(32, 2, 2.5 * costs["S"], costs, 8.0, seed=0)
+    assert time.process_time() - began < 1.0
+    assert found["requests"] > 20_000
