@@ -193,6 +193,7 @@ def choose_campaign(raw_dir: Path, name: str | None = None) -> Campaign:
 
 
 def find_campaign(raw_dir: Path, name: str | None) -> Campaign:
+    """The campaign choose_campaign describes: asked, else the newest complete full one …"""
     if name:
         folder = raw_dir / name
         if not (folder / "campaign.json").exists():

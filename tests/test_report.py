@@ -182,6 +182,17 @@ def test_report_reads_a_missing_raw_file_as_missing(tmp_path, capsys):
     assert "missing" in capsys.readouterr().out
 
 
+def test_the_quiet_rule_judged_again_is_the_campaigns(tmp_path, capsys):
+    raw = tmp_path / "raw"
+    shutil.copytree(RAW, raw)
+    (sidecar,) = raw.glob("*/campaign.description.json")
+    described = json.loads(sidecar.read_text())
+    described["rules"]["quiet"]["seconds"] = 5.0  # not how these runs were checked
+    sidecar.write_text(json.dumps(described))
+    assert report.main(raw, None, GOLDEN_RESULTS) == 1
+    assert "quiet/quiet_runs" in capsys.readouterr().out
+
+
 # --- the explorer check ----------------------------------------------------------------------
 
 
@@ -223,7 +234,7 @@ def test_no_explorer_yet_is_skipped(tmp_path):
 
 def test_the_report_shares_no_arithmetic_with_the_build():
     """The report's modules import none of the build's modules (stats, results, figures …)."""
-    shared = {"stats", "results", "figures", "load", "build", "charts", "pages"}
+    shared = {"stats", "verdicts", "results", "figures", "load", "build", "charts", "pages"}
     for module in ("report", "report_figures", "report_explorer"):
         tree = ast.parse((ROOT / "generator" / f"{module}.py").read_text())
         for node in ast.walk(tree):
