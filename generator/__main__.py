@@ -1,7 +1,8 @@
 """Command line: `python -m generator build|report|figures [--campaign NAME] [--raw DIR]`.
 
-build   write docs/assets/data/results.json, docs/assets/charts/*.json and the pages
-        (--update-golden rebuilds the committed test fixture's expected output instead)
+build   write docs/assets/data/results.json, docs/assets/charts/*.json, the pages and the
+        site's JS, CSS and explorer (--update-golden rebuilds the committed test fixture's
+        expected output instead)
 report  recompute every published figure from the raw files and compare (exit 1 on the
         first disagreement)
 figures list the named figures of the campaign with their values
@@ -9,12 +10,12 @@ Bad raw data or a bad template exit 2 with one line naming the file and what is 
 """
 
 import argparse
-import json
+import dataclasses
 import sys
 import time
 from pathlib import Path
 
-from generator.build import ROOT
+from generator.build import ROOT, SITE, Sources
 
 FIXTURE = ROOT / "tests" / "fixtures"
 RESULTS_BUDGET = 300_000  # the site ships results.json whole; a full campaign must fit
@@ -49,20 +50,18 @@ def parse(argv) -> argparse.Namespace:
     return parser.parse_args(argv)
 
 
-def fixture_guesses() -> tuple:
-    """The guesses frozen with the test fixture (so the golden output does not move)."""
-    return tuple(json.loads((FIXTURE / "guesses.json").read_text()))
-
-
 def build(args) -> int:
     from generator.build import build_site
 
-    guesses = None
-    if args.update_golden:
-        args.raw, args.out, args.pages = FIXTURE / "raw", FIXTURE / "golden", FIXTURE / "pages"
-        guesses = fixture_guesses()
+    sources = dataclasses.replace(SITE, pages=args.pages)
+    if args.update_golden:  # the fixture's pages only: no static files, no reference box
+        args.raw, args.out, sources = (
+            FIXTURE / "raw",
+            FIXTURE / "golden",
+            Sources(FIXTURE / "pages"),
+        )
     started = time.perf_counter()
-    summary = build_site(args.raw, args.campaign, args.out, args.pages, guesses)
+    summary = build_site(args.raw, args.campaign, args.out, sources)
     took = time.perf_counter() - started
     print(
         f"built campaign {summary['campaign']} ({summary['chosen']}) in {took:.1f} s: "
@@ -77,10 +76,9 @@ def build(args) -> int:
 
 def figures(args) -> int:
     from generator import load, results
-    from generator.build import design_guesses
 
     chosen = load.choose_campaign(args.raw, args.campaign)
-    built = results.build_results(chosen, design_guesses())
+    built = results.build_results(chosen)
     for name, entry in built["figures"].items():
         print(f"{name:45} {entry['value']!s:>12} {entry['unit']:10} {entry['what']}")
     return 0

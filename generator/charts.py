@@ -2,10 +2,11 @@
 
 Every axis names its unit, latency axes are logarithmic, hover text gives the rounds'
 values, and a point where a setting did not keep up is an open ✕ saying so. No plotly
-package is needed: specs are plain dicts. Run through `python -m generator build`.
+package is needed: specs are plain dicts. The quiet and busy rates are the campaign's own
+(campaign.description). Run through `python -m generator build`.
 """
 
-from generator.figures import BUSY, HALF_S
+from lab.rawformat.names import NONE, QUEUE_B1, setting_name, slug
 
 KEPT, NOT_KEPT = "circle", "x-open"
 PALETTE = (
@@ -27,7 +28,7 @@ PALETTE = (
     "#3182bd",
     "#e6550d",
 )
-FEW = ("none", "B=1 W=0", "B=32 W=0", "B=32 W=2")
+FEW = (NONE, QUEUE_B1, setting_name("queue", 32, 0), setting_name("queue", 32, 2))
 
 
 # --- small helpers --------------------------------------------------------------------
@@ -228,11 +229,9 @@ def part_a_time_vs_size(results: dict) -> dict:
 # --- paired differences, waits, busy side, handler, batch sizes -------------------------------
 
 
-def paired_at_half_s(results: dict) -> dict:
+def paired_at_quiet(results: dict, quiet: str) -> dict:
     pairs = {
-        n: b["none"][HALF_S]
-        for n, b in results.get("paired", {}).items()
-        if HALF_S in b.get("none", {})
+        n: b[NONE][quiet] for n, b in results.get("paired", {}).items() if quiet in b.get(NONE, {})
     }
     names = [n for n in results["design"]["settings"] if n in pairs]
     traces = []
@@ -245,7 +244,7 @@ def paired_at_half_s(results: dict) -> dict:
                 "x": names,
                 "y": [d["median"] for d in diffs],
                 "text": [
-                    f"{n} − none, {label} at 0.5 × S: median {show(d['median'], 'ms')}<br>"
+                    f"{n} − none, {label} at {quiet} × S: median {show(d['median'], 'ms')}<br>"
                     "rounds "
                     + ", ".join(show(v, "ms") for v in d["diffs"])
                     + f"<br>{'told apart' if d['told_apart'] else 'not told apart'}"
@@ -258,7 +257,7 @@ def paired_at_half_s(results: dict) -> dict:
     return {
         "data": traces,
         "layout": layout(
-            "Paired difference from none at 0.5 × S (hatched = not told apart)",
+            f"Paired difference from none at {quiet} × S (hatched = not told apart)",
             axis("setting"),
             axis("setting − none (ms)"),
             barmode="group",
@@ -267,7 +266,7 @@ def paired_at_half_s(results: dict) -> dict:
 
 
 def wait_vs_w(results: dict) -> dict:
-    waits = results["waits"]["by_setting"]
+    waits, rate = results["waits"]["by_setting"], results["waits"]["rate"]
     caps = sorted({w["max_batch"] for w in waits.values()})
     traces = []
     for cap in caps:
@@ -302,7 +301,7 @@ def wait_vs_w(results: dict) -> dict:
     return {
         "data": traces,
         "layout": layout(
-            f"How long the first request waited, against W ({HALF_S} × S)",
+            f"How long the first request waited, against W ({rate} × S)",
             axis("W, the longest wait asked for (ms)"),
             axis("measured first wait, median (ms)"),
         ),
@@ -333,20 +332,20 @@ def bars_at_rate(results: dict, rate: str, names, metrics, title: str, y: dict, 
     return {"data": traces, "layout": layout(title, axis("setting"), y, **extra)}
 
 
-def batched_at_busy(results: dict) -> dict:
+def batched_at_busy(results: dict, busy: str) -> dict:
     names = results["design"]["settings"]
     return bars_at_rate(
         results,
-        BUSY,
+        busy,
         names,
         (("p50_ms", "p50", "ms"), ("p99_ms", "p99", "ms")),
-        f"Every setting at {BUSY} × S: p50 and p99",
+        f"Every setting at {busy} × S: p50 and p99",
         axis("latency (ms, log scale)", log=True),
         barmode="group",
     )
 
 
-def handler_moments(results: dict) -> dict:
+def handler_moments(results: dict, quiet: str) -> dict:
     names = results["design"]["settings"]
     metrics = (
         ("ready_us_p50", "handler start → row ready", "µs"),
@@ -355,10 +354,10 @@ def handler_moments(results: dict) -> dict:
     )
     return bars_at_rate(
         results,
-        HALF_S,
+        quiet,
         names,
         metrics,
-        f"Inside the handler at {HALF_S} × S (p50 of each moment)",
+        f"Inside the handler at {quiet} × S (p50 of each moment)",
         axis("time (µs)"),
         barmode="stack",
     )
@@ -456,16 +455,27 @@ def part_c_time_per_record(results: dict) -> dict:
     }
 
 
-BREAKDOWN_PARTS = (
-    ("ready", "read, check, look up (/predict)"),
-    ("parse", "parse"),
-    ("validate", "validate"),
-    ("lookup", "look up features"),
-    ("queued", "wait for the model"),
-    ("model", "model"),
-    ("serialize", "serialize"),
-    ("outside", "outside the handler"),
-)
+# Reader's words for the stages, in the order they are stacked; the stages drawn are the
+# ones the campaign names (results.json part_c.breakdown.*.stages), then the time outside.
+STAGE_WORDS = {
+    "ready": "read, check, look up (/predict)",
+    "parse": "parse",
+    "validate": "validate",
+    "lookup": "look up features",
+    "queued": "wait for the model",
+    "model": "model",
+    "serialize": "serialize",
+}
+OUTSIDE = ("outside", "outside the handler")
+
+
+def breakdown_parts(breakdown: dict) -> list:
+    """(stage, words) of every stage a route reports, in STAGE_WORDS' order (a stage without
+    words is named as it is), then the time outside the handler."""
+    stages = {stage for route in breakdown.values() for stage in route["stages"]}
+    known = [(stage, words) for stage, words in STAGE_WORDS.items() if stage in stages]
+    unnamed = [(stage, stage) for stage in sorted(stages - set(STAGE_WORDS))]
+    return [*known, *unnamed, OUTSIDE]
 
 
 def part_c_breakdown(results: dict) -> dict:
@@ -477,7 +487,7 @@ def part_c_breakdown(results: dict) -> dict:
         for key, label in routes
     ]
     traces = []
-    for part, label in BREAKDOWN_PARTS:
+    for part, label in breakdown_parts(breakdown):
         values = [breakdown[key].get(f"{part}_us") for key, _ in routes]
         if all(v is None for v in values):
             continue
@@ -511,8 +521,14 @@ def part_c_breakdown(results: dict) -> dict:
 # --- all charts -----------------------------------------------------------------------------
 
 
-def all_charts(results: dict) -> dict:
-    """{chart name: spec} for every chart whose data is in the results."""
+def busy_chart_name(busy: str) -> str:
+    """The busy-rate chart's name: 'batched_at_1_6S' for the rate key '1.6'."""
+    return f"batched_at_{slug(busy)}S"
+
+
+def all_charts(results: dict, quiet: str, busy: str) -> dict:
+    """{chart name: spec} for every chart whose data is in the results; `quiet` and `busy`
+    are the campaign's quiet and busy rate keys."""
     charts = {}
     if "part_a" in results:
         charts["part_a_time_vs_size"] = part_a_time_vs_size(results)
@@ -521,13 +537,13 @@ def all_charts(results: dict) -> dict:
         charts["p99_vs_rate"] = p99_vs_rate(results)
         charts["p50_vs_rate"] = p50_vs_rate(results)
         charts["throughput_vs_rate"] = throughput_vs_rate(results)
-        if HALF_S in rates:
-            charts["paired_at_half_S"] = paired_at_half_s(results)
-            charts["handler_moments"] = handler_moments(results)
-            charts["batch_sizes"] = batch_sizes(results, HALF_S)
-        busy = BUSY if BUSY in rates else rates[-1]
-        charts["batched_at_1_6S"] = batched_at_busy(results) if BUSY in rates else None
-        charts["batch_sizes_busy"] = batch_sizes(results, busy)
+        if quiet in rates:
+            charts["paired_at_half_S"] = paired_at_quiet(results, quiet)
+            charts["handler_moments"] = handler_moments(results, quiet)
+            charts["batch_sizes"] = batch_sizes(results, quiet)
+        if busy in rates:
+            charts[busy_chart_name(busy)] = batched_at_busy(results, busy)
+        charts["batch_sizes_busy"] = batch_sizes(results, busy if busy in rates else rates[-1])
     if results.get("waits"):
         charts["wait_vs_W"] = wait_vs_w(results)
     if "part_c" in results:

@@ -2,30 +2,23 @@
 
 Each figure picks (or divides) values already computed by generator.stats into the results
 dict; nothing is measured here. A figure whose data is missing is left out (so a page naming
-it fails the build and a guess about it is "not testable"); it is never invented.
+it fails the build and a guess about it is "not testable"); it is never invented. Only the
+explicit Absent marker means "not in this campaign": any other error is a bug and stops the
+build. Figures at the quiet and busy rates are named by those rates (`_at_0_5`), which are
+the campaign's own (campaign.description).
 Run through `python -m generator build`; list them with `python -m generator figures`.
 """
 
 import math
 
 from generator import stats
+from lab.rawformat.names import NONE, QUEUE_B1, setting_name, slug
 
-HALF_S = "0.5"
-BUSY = "1.6"
+B32_W0, B32_W2 = setting_name("queue", 32, 0), setting_name("queue", 32, 2)
 
 
 class Absent(Exception):
     """The data a figure needs is not in the results."""
-
-
-def slug(name: str) -> str:
-    """'none' -> 'none', 'B=1 W=0' -> 'queue_b1', 'B=32 W=2' -> 'b32_w2', 'W=0.5' -> 'w0_5'."""
-    if name == "none":
-        return "none"
-    if name == "B=1 W=0":
-        return "queue_b1"
-    cap, wait = name.split()
-    return f"b{cap[2:]}_w{wait[2:].replace('.', '_')}"
 
 
 def get(results: dict, *path):
@@ -42,6 +35,14 @@ def get(results: dict, *path):
 
 def cell(results: dict, setting: str, rate: str) -> dict:
     return get(results, "part_b", "settings", setting, "rates", rate)
+
+
+def metric(results: dict, setting: str, rate: str, name: str):
+    """A cell's median of a metric (None = infinite), or Absent when no round measured it."""
+    found = cell(results, setting, rate)
+    if name not in found:
+        raise Absent(f"{setting} at {rate}: no {name}")
+    return found[name]
 
 
 def known(value):
@@ -104,7 +105,9 @@ def part_a_figures(results: dict) -> list:
     return rows
 
 
-def fixed_figures() -> list:
+def fixed_figures(quiet: str) -> list:
+    """Fixed figures: S, bits, the model, runs, and the lesson's comparisons at the quiet rate."""
+    at = slug(quiet)
     return [
         ("S", "answers/s", "S, saturation with no batching", lambda r: get(r, "saturation", "S")),
         ("S_min", "answers/s", "lowest saturation run", lambda r: get(r, "saturation", "S_min")),
@@ -153,83 +156,83 @@ def fixed_figures() -> list:
             lambda r: get(r, "quiet", "quiet_runs"),
         ),
         (
-            "queue_b1_p50_overhead_us_at_0_5",
+            f"queue_b1_p50_overhead_us_at_{at}",
             "µs",
-            "queue B=1 p50 minus none at 0.5 × S (median of paired rounds)",
-            lambda r: 1000 * get(r, "paired", "B=1 W=0", "none", HALF_S, "p50_ms", "median"),
+            f"queue B=1 p50 minus none at {quiet} × S (median of paired rounds)",
+            lambda r: 1000 * get(r, "paired", QUEUE_B1, NONE, quiet, "p50_ms", "median"),
         ),
         (
             "queue_b1_p50_overhead_told_apart",
             "yes/no",
-            "queue B=1 p50 told apart from none at 0.5 × S",
-            lambda r: verdict(r, "B=1 W=0", "p50_ms"),
+            f"queue B=1 p50 told apart from none at {quiet} × S",
+            lambda r: verdict(r, QUEUE_B1, "p50_ms", quiet),
         ),
         (
-            "b32_w0_p99_told_apart_at_0_5",
+            f"b32_w0_p99_told_apart_at_{at}",
             "yes/no",
-            "B=32 W=0 p99 told apart from none at 0.5 × S",
-            lambda r: verdict(r, "B=32 W=0", "p99_ms"),
+            f"B=32 W=0 p99 told apart from none at {quiet} × S",
+            lambda r: verdict(r, B32_W0, "p99_ms", quiet),
         ),
         (
-            "b32_w0_p50_told_apart_at_0_5",
+            f"b32_w0_p50_told_apart_at_{at}",
             "yes/no",
-            "B=32 W=0 p50 told apart from none at 0.5 × S",
-            lambda r: verdict(r, "B=32 W=0", "p50_ms"),
+            f"B=32 W=0 p50 told apart from none at {quiet} × S",
+            lambda r: verdict(r, B32_W0, "p50_ms", quiet),
         ),
         (
-            "b32_w0_p99_cut_at_0_5",
+            f"b32_w0_p99_cut_at_{at}",
             "×",
-            "none p99 / B=32 W=0 p99 at 0.5 × S",
+            f"none p99 / B=32 W=0 p99 at {quiet} × S",
             lambda r: known(
-                stats.ratio(
-                    cell(r, "none", HALF_S)["p99_ms"], cell(r, "B=32 W=0", HALF_S)["p99_ms"]
-                )
+                stats.ratio(metric(r, NONE, quiet, "p99_ms"), metric(r, B32_W0, quiet, "p99_ms"))
             ),
         ),
         (
             "wait_us_w0",
             "µs",
-            "measured first wait, B=32 W=0 at 0.5 × S",
-            lambda r: 1000 * get(r, "waits", "by_setting", "B=32 W=0", "first_wait_ms"),
+            f"measured first wait, B=32 W=0 at {quiet} × S",
+            lambda r: 1000 * get(r, "waits", "by_setting", B32_W0, "first_wait_ms"),
         ),
         (
             "wait_overshoot_us_w1",
             "µs",
-            "measured first wait minus W, B=32 W=1 at 0.5 × S",
-            lambda r: get(r, "waits", "by_setting", "B=32 W=1", "overshoot_us"),
+            f"measured first wait minus W, B=32 W=1 at {quiet} × S",
+            lambda r: get(r, "waits", "by_setting", setting_name("queue", 32, 1), "overshoot_us"),
         ),
     ] + [
         (
             f"wait_ms_w{w}",
             "ms",
-            f"measured first wait, B=32 W={w} at 0.5 × S",
-            lambda r, w=w: get(r, "waits", "by_setting", f"B=32 W={w}", "first_wait_ms"),
+            f"measured first wait, B=32 W={w} at {quiet} × S",
+            lambda r, w=w: get(
+                r, "waits", "by_setting", setting_name("queue", 32, w), "first_wait_ms"
+            ),
         )
         for w in (1, 2, 5, 10)
     ]
 
 
-def setting_figures(results: dict) -> list:
-    """Per-setting figures: p50/p99 at 0.5 × S and 1.6 × S, peak throughput, kept up to."""
+def setting_figures(results: dict, quiet: str, busy: str) -> list:
+    """Per-setting figures: p50/p99 at the quiet and busy rates, peak throughput, kept up to."""
     rows = []
     for name, setting in get(results, "part_b", "settings").items():
         s = slug(name)
-        for rate, label in ((HALF_S, "0_5"), (BUSY, "1_6")):
-            for metric in ("p50_ms", "p99_ms"):
+        for rate in (quiet, busy):
+            for percentile in ("p50_ms", "p99_ms"):
                 rows.append(
                     (
-                        f"{s}_{metric}_at_{label}",
+                        f"{s}_{percentile}_at_{slug(rate)}",
                         "ms",
-                        f"{name} {metric[:3]} at {rate} × S",
-                        lambda r, n=name, m=metric, k=rate: cell(r, n, k)[m],
+                        f"{name} {percentile[:3]} at {rate} × S",
+                        lambda r, n=name, m=percentile, k=rate: metric(r, n, k, m),
                     )
                 )
         rows.append(
             (
-                f"{s}_mean_batch_at_0_5",
+                f"{s}_mean_batch_at_{slug(quiet)}",
                 "rows",
-                f"{name} mean batch size at 0.5 × S",
-                lambda r, n=name: known(cell(r, n, HALF_S).get("mean_batch_size")),
+                f"{name} mean batch size at {quiet} × S",
+                lambda r, n=name: known(cell(r, n, quiet).get("mean_batch_size")),
             )
         )
         rows.append(
@@ -245,7 +248,7 @@ def setting_figures(results: dict) -> list:
                 f"{s}_peak_throughput",
                 "answers/s",
                 f"{name} highest throughput",
-                lambda r, st=setting: max(measured(st, "throughput")),
+                lambda r, st=setting: highest(measured(st, "throughput")),
             )
         )
         rows.append(
@@ -253,17 +256,24 @@ def setting_figures(results: dict) -> list:
                 f"{s}_p99_ms_max",
                 "ms",
                 f"{name} worst p99 over the rates",
-                lambda r, st=setting: max(measured(st, "p99_ms")),
+                lambda r, st=setting: highest(measured(st, "p99_ms")),
             )
         )
     return rows
 
 
-def measured(setting: dict, metric: str) -> list:
+def measured(setting: dict, name: str) -> list:
     """The metric's cell medians over the rates that have at least one measured round; a
     null (a percentile that landed on a request never answered) counts as infinite."""
-    return [math.inf if c[metric] is None else c[metric]
-            for c in setting["rates"].values() if metric in c]  # fmt: skip
+    return [math.inf if c[name] is None else c[name]
+            for c in setting["rates"].values() if name in c]  # fmt: skip
+
+
+def highest(values: list):
+    """The largest value, or Absent when no rate was measured."""
+    if not values:
+        raise Absent("no rate measured")
+    return max(values)
 
 
 def highest_kept_up(setting: dict) -> float:
@@ -284,27 +294,28 @@ def highest_kept_up(setting: dict) -> float:
     return highest
 
 
-def verdict(results: dict, setting: str, metric: str) -> bool:
-    """Told apart from none at 0.5 × S, only once every scheduled round is paired."""
-    pair = get(results, "paired", setting, "none", HALF_S, metric)
+def verdict(results: dict, setting: str, name: str, rate: str) -> bool:
+    """Told apart from none at the rate, only once every scheduled round is paired."""
+    pair = get(results, "paired", setting, NONE, rate, name)
     if len(pair["rounds"]) < get(results, "design", "rounds"):
         raise Absent("rounds missing")
     return pair["told_apart"]
 
 
-def model_share(results: dict) -> float:
+def model_share(results: dict, quiet: str) -> float:
     """What batching can save: the model call's part of the core time S allows per answer
-    (the rest, HTTP, the handler and the client, is paid per request however rows batch)."""
-    model_us = known(cell(results, "none", HALF_S).get("model_us_p50"))
+    (the rest, HTTP, the handler and the client, is paid per request however rows batch);
+    the model call as no batching measured it at the quiet rate."""
+    model_us = known(cell(results, NONE, quiet).get("model_us_p50"))
     share = model_us * get(results, "saturation", "S") / 1e6
     if not 0 < share < 1:
         raise Absent("the model call is not a share of the time per answer")
     return share
 
 
-def outside_model_at_s(results: dict) -> float:
-    """Core time per answer at S outside the model call (none's model call at 0.5 × S)."""
-    return 1e6 / get(results, "saturation", "S") * (1 - model_share(results))
+def outside_model_at_s(results: dict, quiet: str) -> float:
+    """Core time per answer at S outside the model call (none's model call at the quiet rate)."""
+    return 1e6 / get(results, "saturation", "S") * (1 - model_share(results, quiet))
 
 
 def outside_model_at_top(results: dict, throughput: float, name: str) -> float:
@@ -314,8 +325,10 @@ def outside_model_at_top(results: dict, throughput: float, name: str) -> float:
     return 1e6 / throughput - per_row
 
 
-def top_rate_figures(results: dict) -> list:
-    """The highest rate: the best batched setting's throughput against none's."""
+def top_rate_figures(results: dict, quiet: str, busy: str) -> list:
+    """The highest rate: the best batched setting's throughput against none's; the busy
+    rate's batched p99s; the handler's moments and the model's share at the quiet rate."""
+    at_quiet, at_busy = slug(quiet), slug(busy)
     rates = get(results, "design", "rate_multiples")
     if not rates:
         raise Absent("no Part B rates")
@@ -347,13 +360,13 @@ def top_rate_figures(results: dict) -> list:
             "none_throughput_at_top_rate",
             "answers/s",
             "none's throughput at the top rate",
-            lambda r: cell(r, "none", top)["throughput"],
+            lambda r: metric(r, NONE, top, "throughput"),
         ),
         (
             "best_batched_gain_at_top_rate",
             "×",
             "best batched throughput / none's at top rate",
-            lambda r: known(stats.ratio(best(r)[0], cell(r, "none", top)["throughput"])),
+            lambda r: known(stats.ratio(best(r)[0], metric(r, NONE, top, "throughput"))),
         ),
         (
             "settings_kept_up_at_top_rate",
@@ -381,57 +394,57 @@ def top_rate_figures(results: dict) -> list:
             "outside_model_growth_at_top_rate",
             "×",
             "that work per answer at the top rate / at S",
-            lambda r: outside_model_at_top(r, *best(r)) / outside_model_at_s(r),
+            lambda r: outside_model_at_top(r, *best(r)) / outside_model_at_s(r, quiet),
         ),
         (
-            "batched_p99_ms_min_at_1_6",
+            f"batched_p99_ms_min_at_{at_busy}",
             "ms",
-            "lowest batched p99 at 1.6 × S",
-            lambda r: batched_p99s(r)[0],
+            f"lowest batched p99 at {busy} × S",
+            lambda r: batched_p99s(r, busy)[0],
         ),
         (
-            "batched_p99_ms_max_at_1_6",
+            f"batched_p99_ms_max_at_{at_busy}",
             "ms",
-            "highest batched p99 at 1.6 × S",
-            lambda r: batched_p99s(r)[-1],
+            f"highest batched p99 at {busy} × S",
+            lambda r: batched_p99s(r, busy)[-1],
         ),
         (
-            "none_ready_us_at_0_5",
+            f"none_ready_us_at_{at_quiet}",
             "µs",
-            "none: handler start to row ready at 0.5 × S",
-            lambda r: known(cell(r, "none", HALF_S).get("ready_us_p50")),
+            f"none: handler start to row ready at {quiet} × S",
+            lambda r: known(cell(r, NONE, quiet).get("ready_us_p50")),
         ),
         (
-            "none_model_us_at_0_5",
+            f"none_model_us_at_{at_quiet}",
             "µs",
-            "none: model call at 0.5 × S",
-            lambda r: known(cell(r, "none", HALF_S).get("model_us_p50")),
+            f"none: model call at {quiet} × S",
+            lambda r: known(cell(r, NONE, quiet).get("model_us_p50")),
         ),
         (
             "none_model_share_of_answer",
             "share",
-            "the model call's share of the core time per answer (none at 0.5 × S, over S)",
-            model_share,
+            f"the model call's share of the core time per answer (none at {quiet} × S, over S)",
+            lambda r: model_share(r, quiet),
         ),
         (
             "batching_ceiling_x_s",
             "× S",
             "the most a batcher could answer if the model call cost nothing: S ÷ (1 − that share)",
-            lambda r: 1 / (1 - model_share(r)),
+            lambda r: 1 / (1 - model_share(r, quiet)),
         ),
         (
             "outside_model_us_at_S",
             "µs",
             "core time per answer at S outside the model call: HTTP, handler and client",
-            outside_model_at_s,
+            lambda r: outside_model_at_s(r, quiet),
         ),
         (
-            "b32_w2_queued_plus_model_us_at_0_5",
+            f"b32_w2_queued_plus_model_us_at_{at_quiet}",
             "µs",
-            "B=32 W=2: row ready to score back at 0.5 × S",
+            f"B=32 W=2: row ready to score back at {quiet} × S",
             lambda r: (
-                known(cell(r, "B=32 W=2", HALF_S).get("queued_us_p50"))
-                + known(cell(r, "B=32 W=2", HALF_S).get("model_us_p50"))
+                known(cell(r, B32_W2, quiet).get("queued_us_p50"))
+                + known(cell(r, B32_W2, quiet).get("model_us_p50"))
             ),
         ),
     ]
@@ -509,19 +522,25 @@ def part_c_figures(results: dict) -> list:
     return rows
 
 
-def batched_p99s(results: dict) -> list:
+def batched_p99s(results: dict, busy: str) -> list:
     values = sorted(
-        math.inf if s["rates"][BUSY]["p99_ms"] is None else s["rates"][BUSY]["p99_ms"]
+        math.inf if s["rates"][busy]["p99_ms"] is None else s["rates"][busy]["p99_ms"]
         for s in get(results, "part_b", "settings").values()
-        if s["max_batch"] > 1 and "p99_ms" in s["rates"].get(BUSY, {})
+        if s["max_batch"] > 1 and "p99_ms" in s["rates"].get(busy, {})
     )
     return values or known(None)
 
 
-def table(results: dict) -> list:
+def table(results: dict, quiet: str, busy: str) -> list:
     """Every figure row this campaign can have a go at: (name, unit, what, function)."""
-    rows = fixed_figures()
-    for family in (part_a_figures, setting_figures, top_rate_figures, part_c_figures):
+    rows = fixed_figures(quiet)
+    families = (
+        part_a_figures,
+        lambda r: setting_figures(r, quiet, busy),
+        lambda r: top_rate_figures(r, quiet, busy),
+        part_c_figures,
+    )
+    for family in families:
         try:
             rows += family(results)
         except Absent:
@@ -529,13 +548,14 @@ def table(results: dict) -> list:
     return rows
 
 
-def compute(results: dict) -> dict:
-    """{name: {value, unit, what}} of every figure whose data is present."""
+def compute(results: dict, quiet_rate: str, busy_rate: str) -> dict:
+    """{name: {value, unit, what}} of every figure whose data is present; the quiet and busy
+    rates are the campaign's rate keys for the quiet-side and busy-side figures."""
     figures = {}
-    for name, unit, what, function in table(results):
+    for name, unit, what, function in table(results, quiet_rate, busy_rate):
         try:
             value = function(results)
-        except (Absent, KeyError, ValueError):
+        except Absent:
             continue
         if isinstance(value, float) and math.isnan(value):
             continue

@@ -1,16 +1,17 @@
 """Read one campaign folder (data/raw/<campaign>/) with clear, one-line errors.
 
 Chooses the campaign (asked, else the newest complete `full`, else the newest complete,
-else the newest), reads
-campaign.json, schedule.json and failures.json, lists missing runs, and reads each run file
-checking that the fields and columns its kind needs are there. Used by
-`python -m generator build`; errors are DataError("<file>: <what is wrong>").
+else the newest), reads campaign.json, the campaign's description of itself (its rules,
+guesses and names: generator/description.py), schedule.json and failures.json, lists missing
+runs, and reads each run file checking that the fields and columns its kind needs are there.
+Used by `python -m generator build`; errors are DataError("<file>: <what is wrong>").
 """
 
 import json
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from generator.description import Description, DescriptionError, read_description
 from lab.rawformat import codec
 
 # Meta fields (dotted = nested) and column groups (equal length within a group) per kind.
@@ -94,6 +95,7 @@ class Campaign:
     failures: dict
     chosen: str
     files: dict = field(default_factory=dict)
+    description: Description | None = None  # read for the chosen campaign
 
     @property
     def missing(self) -> list[dict]:
@@ -174,10 +176,24 @@ def open_campaign(folder: Path, chosen: str) -> Campaign:
     return campaign
 
 
+def described(campaign: Campaign) -> Campaign:
+    """The campaign with its description (rules, guesses, names) read and checked."""
+    try:
+        campaign.description = read_description(campaign.path, campaign.info)
+    except DescriptionError as error:
+        raise DataError(str(error)) from error
+    return campaign
+
+
 def choose_campaign(raw_dir: Path, name: str | None = None) -> Campaign:
     """The asked campaign, else the newest complete full one, else the newest complete one
-    (so a campaign still running does not replace a finished one), else the newest."""
-    raw_dir = Path(raw_dir)
+    (so a campaign still running does not replace a finished one), else the newest; with
+    its description read."""
+    return described(find_campaign(Path(raw_dir), name))
+
+
+def find_campaign(raw_dir: Path, name: str | None) -> Campaign:
+    """The campaign choose_campaign describes: asked, else the newest complete full one …"""
     if name:
         folder = raw_dir / name
         if not (folder / "campaign.json").exists():

@@ -4,7 +4,10 @@ Jinja2 with StrictUndefined: a template naming a value the results do not have f
 build with the template's path, line and the missing name. Other files under the pages
 folder are copied as they are, except other `.j2` files (macros and includes the
 templates import), which are not pages. The filters (ms, us, pct, times, num, rate, yesno,
-from_json) are documented in generator/SCHEMA.md. Run through `python -m generator build`.
+from_json, slug) and the context (results, fig, cell, names, setting_name, ref) are
+documented in generator/SCHEMA.md. `ref("a.b")` quotes a fact of the original lesson's box
+(site_src/reference_box.json); an unknown one fails the build naming it.
+Run through `python -m generator build`.
 """
 
 import json
@@ -12,6 +15,8 @@ import math
 from pathlib import Path
 
 import jinja2
+
+from lab.rawformat.names import setting_name, slug
 
 TEMPLATE_SUFFIX = ".md.j2"
 NEVER = "never answered"
@@ -77,6 +82,17 @@ def yesno(value) -> str:
     return "yes" if value else "no"
 
 
+def quoted(value) -> str:
+    """A reference fact as the brief wrote it: thousands separated, no digit added or lost."""
+    if isinstance(value, bool):
+        return "yes" if value else "no"
+    if isinstance(value, int | float) and abs(value) >= 1000:
+        whole, _, fraction = repr(value).partition(".")
+        text = f"{int(whole):,}"
+        return f"{text}.{fraction}" if fraction and fraction != "0" else text
+    return str(value)
+
+
 def from_json(text) -> object:
     """A JSON text recorded in the results (the captured exchange's bodies), parsed, so a page
     can show its parts without the generator storing them twice."""
@@ -105,6 +121,7 @@ FILTERS = {
         "rate": rate,
         "yesno": yesno,
         "from_json": from_json,
+        "slug": slug,
     }.items()
 }
 
@@ -123,7 +140,32 @@ def environment(pages_dir: Path) -> jinja2.Environment:
     return env
 
 
-def context(results: dict) -> dict:
+def reference_lookup(path: Path | None):
+    """ref("a.b"): a fact of the reference box by dotted path, quoted; a PageError naming an
+    unknown path or a path that is not a single value."""
+    facts = None
+
+    def ref(dotted: str) -> str:
+        nonlocal facts
+        if path is None:
+            raise PageError(f"ref({dotted!r}): this build has no reference box")
+        if facts is None:
+            facts = json.loads(Path(path).read_text())
+        value = facts
+        for part in dotted.split("."):
+            if not isinstance(value, dict) or part not in value:
+                raise PageError(f"{Path(path).name} has no '{dotted}'")
+            value = value[part]
+        if isinstance(value, dict | list):
+            raise PageError(f"{Path(path).name} '{dotted}' is not a single value")
+        return quoted(value)
+
+    return ref
+
+
+def context(results: dict, names: dict, reference: Path | None = None) -> dict:
+    """What every template sees: the results, the figures' values, a cell lookup, the
+    campaign's names (quiet_rate, busy_rate, stages), setting_name and ref."""
     figures = {name: entry["value"] for name, entry in results.get("figures", {}).items()}
 
     def cell(setting: str, rate_key: str) -> dict:
@@ -132,7 +174,14 @@ def context(results: dict) -> dict:
         except KeyError as error:
             raise jinja2.UndefinedError(f"no Part B cell {setting!r} at {rate_key!r}") from error
 
-    return {"results": results, "fig": figures, "cell": cell}
+    return {
+        "results": results,
+        "fig": figures,
+        "cell": cell,
+        "names": names,
+        "setting_name": setting_name,
+        "ref": reference_lookup(reference),
+    }
 
 
 def template_line(error: BaseException, filename: str) -> int | None:
@@ -147,6 +196,7 @@ def template_line(error: BaseException, filename: str) -> int | None:
 
 
 def render(env: jinja2.Environment, relative: str, values: dict) -> str:
+    filename = str(Path(env.loader.searchpath[0]) / relative)
     try:
         template = env.get_template(relative)
         return template.render(**values)
@@ -154,20 +204,27 @@ def render(env: jinja2.Environment, relative: str, values: dict) -> str:
         raise PageError(
             f"{error.filename}:{error.lineno}: template syntax: {error.message}"
         ) from error
+    except PageError as error:  # an unknown reference fact
+        raise PageError(f"{where_in(error, filename)}: {error}") from error
     except (jinja2.UndefinedError, TypeError, ValueError) as error:
-        filename = str(Path(env.loader.searchpath[0]) / relative)
-        line = template_line(error, filename)
-        where = f"{filename}:{line}" if line else filename
+        where = where_in(error, filename)
         raise PageError(f"{where}: {error} (a value the results do not have)") from error
 
 
-def page_outputs(results: dict, pages_dir: Path) -> dict[str, bytes]:
+def where_in(error: BaseException, filename: str) -> str:
+    line = template_line(error, filename)
+    return f"{filename}:{line}" if line else filename
+
+
+def page_outputs(
+    results: dict, pages_dir: Path, names: dict, reference: Path | None = None
+) -> dict[str, bytes]:
     """{path relative to docs/: content} of every rendered template and copied file."""
     pages_dir = Path(pages_dir)
     if not pages_dir.is_dir():
         return {}
     env = environment(pages_dir)
-    values = context(results)
+    values = context(results, names, reference)
     outputs = {}
     for path in sorted(pages_dir.rglob("*")):
         if not path.is_file() or path.name.startswith("."):

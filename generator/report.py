@@ -3,6 +3,8 @@
 A SEPARATE code path on purpose: it reads the run files itself (the lab's codec decodes them), has
 its own percentile (integer nearest-rank), its own medians (statistics.median) and its own
 figure formulas (report_figures.py), and never imports generator.stats, results or figures.
+It shares names, never formulas: setting names and rate keys (lab/rawformat/names.py), and
+the campaign's own rules, guesses and names (generator/description.py).
 Counts and yes/no values must match exactly; floats within RELATIVE_TOLERANCE (results.json
 rounds to 5 significant digits, an error of at most 5e-5). Run:
 `python -m generator report [--campaign NAME] [--raw data/raw] [--results FILE]`
@@ -17,11 +19,12 @@ from pathlib import Path
 import numpy as np
 
 from generator import report_figures
+from generator.description import read_description
 from generator.report_explorer import check_explorer
 from lab.rawformat import codec
+from lab.rawformat.names import rate_key, record_name
 
 RELATIVE_TOLERANCE = 1e-4
-KEEP_SHARE = 0.95
 # published per cell only, not per round (see SCHEMA.md)
 CELL_ONLY = ("arrival_rate", "offered_rate", "p90_ms", "max_ms", "send_lag_us_p99", "batches")
 
@@ -38,12 +41,6 @@ def read_run_file(path: Path) -> tuple[dict, dict]:
     return codec.read_run(path)
 
 
-def setting_key(setting: dict) -> str:
-    if setting["batcher"] == "none":
-        return "none"
-    return f"B={int(setting['max_batch'])} W={float(setting['max_wait_ms']):g}"
-
-
 # --- own arithmetic --------------------------------------------------------------------
 
 
@@ -53,7 +50,7 @@ def rank_percentile(values, q: int) -> float:
     return ordered[(q * len(ordered) + 99) // 100 - 1]
 
 
-def part_b_metrics(meta: dict, columns: dict) -> dict:
+def part_b_metrics(meta: dict, columns: dict, keep_share: float) -> dict:
     status = columns["status"].astype(np.int64)
     latency = columns["latency_us"].astype(np.int64)
     good = (status == 200) & (latency >= 0)
@@ -70,7 +67,7 @@ def part_b_metrics(meta: dict, columns: dict) -> dict:
         "never_answered": int(((status == 0) | (latency < 0)).sum()),
         "offered_rate": n / window,
         "throughput": speed,
-        "keeps_up": bool(speed >= KEEP_SHARE * n / window),
+        "keeps_up": bool(speed >= keep_share * n / window),
         "p50_ms": rank_percentile(waits, 50) / 1e3,
         "p90_ms": rank_percentile(waits, 90) / 1e3,
         "p99_ms": rank_percentile(waits, 99) / 1e3,
@@ -168,7 +165,14 @@ def load_campaign(raw: Path, name: str | None, results: dict) -> dict:
         if path.exists():
             runs[entry["run_id"]] = (entry, *read_run_file(path))
     info = json.loads((folder / "campaign.json").read_text())
-    return {"name": name, "schedule": schedule, "runs": runs, "info": info}
+    described = read_description(folder, info)
+    return {
+        "name": name,
+        "schedule": schedule,
+        "runs": runs,
+        "info": info,
+        "description": described,
+    }
 
 
 def of_kind(data: dict, kind: str) -> list:
@@ -184,9 +188,27 @@ def check_missing(data, results, check, say):
     )
 
 
+def meets_quiet_rule(record: dict, rule: dict) -> bool:
+    """The campaign's quiet rule on a run's quiet check, judged again from its last try: the
+    measurement core idle enough over the rule's seconds, and the other cores too when the
+    rule and the record have them."""
+    other, other_share = rule["other_core_idle_share"], record.get("other_cores_idle_share")
+    return (
+        record["seconds"] == rule["seconds"]
+        and record["idle_share"] >= rule["idle_share"]
+        and (other is None or other_share is None or other_share >= other)
+    )
+
+
+def quiet_runs(data: dict) -> int:
+    rule = data["description"].quiet
+    records = [meta["quiet"] for _, meta, _ in data["runs"].values() if meta.get("quiet")]
+    return sum(meets_quiet_rule(record, rule) for record in records)
+
+
 def check_quiet(data, results, check, say):
     records = [meta.get("quiet") for _, meta, _ in data["runs"].values() if meta.get("quiet")]
-    quiet = sum(1 for r in records if r["quiet"])
+    quiet = quiet_runs(data)
     check.dig(results, ("quiet", "runs"), len(records))
     check.dig(results, ("quiet", "quiet_runs"), quiet)
     tries = max((r["tries"] for r in records), default=0)
@@ -212,7 +234,7 @@ def check_quiet(data, results, check, say):
         check.dig(results, ("quiet", "idle_share_min"), min(before))
         check.dig(results, ("quiet", "steal_share_max"), steal)
         check.dig(results, ("quiet", "loadavg_max"), busiest)
-    say(f"{quiet} of {len(records)} runs met the quiet rule; most tries {tries}")
+    say(f"{quiet} of {len(records)} runs met the campaign's quiet rule; most tries {tries}")
     if before:
         say(
             f"lowest idle share before a run {min(before):.0%}, most steal {steal:.1%}, "
@@ -266,17 +288,18 @@ def check_saturation(data, results, check, say):
 
 
 def part_b_cells(data: dict) -> dict:
-    """{(setting, rate key): {"scheduled": [rounds], "rounds": {round: metrics}}}."""
+    """{(setting, rate key): {"scheduled": [rounds], "rounds": {round: metrics}, "cap": B}}."""
     cells = {}
     for entry in data["schedule"]:
         if entry["kind"] == "part_b":
-            key = (setting_key(entry["setting"]), format(float(entry["rate_multiple"]), "g"))
-            cells.setdefault(key, {"scheduled": [], "rounds": {}, "batch_buckets": {}})[
-                "scheduled"
-            ].append(entry["round"])
+            key = (record_name(entry["setting"]), rate_key(entry["rate_multiple"]))
+            cell = cells.setdefault(key, {"scheduled": [], "rounds": {}, "batch_buckets": {}})
+            cell["scheduled"].append(entry["round"])
+            cell["cap"] = int(entry["setting"].get("max_batch") or 0)
+    share = data["description"].keeps_up_share
     for _, meta, columns in of_kind(data, "part_b"):
-        key = (setting_key(meta["setting"]), format(float(meta["rate_multiple"]), "g"))
-        cells[key]["rounds"][meta["round"]] = part_b_metrics(meta, columns)
+        key = (record_name(meta["setting"]), rate_key(meta["rate_multiple"]))
+        cells[key]["rounds"][meta["round"]] = part_b_metrics(meta, columns, share)
         cells[key]["rounds"][meta["round"]]["arrival_rate"] = float(meta["arrival_rate"])
         if meta["setting"]["batcher"] != "none":
             buckets = cells[key]["batch_buckets"]
@@ -288,6 +311,7 @@ def part_b_cells(data: dict) -> dict:
 
 def check_part_b(data, results, check, say):
     cells = part_b_cells(data)
+    check.dig(results, ("design", "keeps_up_share"), data["description"].keeps_up_share)
     for (name, rate), cell in sorted(cells.items()):
         path = ("part_b", "settings", name, "rates", rate)
         rounds = sorted(cell["rounds"])
@@ -400,6 +424,7 @@ def part_c_stage(runs: list, route: str, stage: str) -> float:
 
 
 def check_part_c(data, results, check, say):
+    stages_of = data["description"].stages
     runs = sorted(of_kind(data, "part_c"), key=lambda run: run[1]["run_index"])
     if not runs:
         return {}
@@ -419,7 +444,8 @@ def check_part_c(data, results, check, say):
     check.dig(results, ("part_c", "bits", "errors"), lost)
     stage_us = {}
     for side, route in ROUTE_OF.items():
-        stages = runs[0][1]["breakdown"]["stages"][route]
+        stages = stages_of[route]
+        check.dig(results, ("part_c", "breakdown", side, "stages"), list(stages))
         stage_us[side] = {stage: part_c_stage(runs, route, stage)
                           for stage in (*stages, "outside", "round_trip")}  # fmt: skip
         for stage, value in stage_us[side].items():
@@ -465,7 +491,19 @@ def check_figures(data, results, check, say, sources):
     return computed
 
 
-def check_guesses(results, figures, check, say):
+GUESS_KEYS = ("id", "date", "text", "figure", "compare", "unit", "low", "high", "value")
+
+
+def check_guesses(data, results, figures, check, say):
+    """The guesses published are the campaign's own, word for word, each with its verdict."""
+    described = data["description"]
+    written = described.guesses
+    check.same("guesses", [g["id"] for g in results.get("guesses", [])], [g["id"] for g in written])
+    for index, guess in enumerate(written):
+        for key in GUESS_KEYS:
+            if key in guess:
+                check.dig(results, ("guesses", index, key), guess[key])
+    say(f"{len(written)} guesses, as the campaign wrote them at {described.guesses_commit[:12]}")
     for index, guess in enumerate(results.get("guesses", [])):
         unit = results["figures"].get(guess["figure"], {}).get("unit")
         value = report_figures.in_unit(figures.get(guess["figure"]), unit, guess)
@@ -483,21 +521,6 @@ def check_guesses(results, figures, check, say):
         )
 
 
-SECTIONS = (
-    "runs",
-    "quiet check",
-    "Part A",
-    "bits",
-    "S",
-    "Part B",
-    "paired",
-    "Part C",
-    "figures",
-    "guesses",
-    "explorer",
-)
-
-
 def run_checks(raw: Path, campaign: str | None, results: dict, echo=print) -> int:
     """Every check, in reading order; raises Disagreement on the first that fails."""
     data = load_campaign(raw, campaign, results)
@@ -511,10 +534,9 @@ def run_checks(raw: Path, campaign: str | None, results: dict, echo=print) -> in
     check_quiet(data, results, check, section("quiet check"))
     sources = {
         "info": data["info"],
+        "rates": (data["description"].quiet_rate, data["description"].busy_rate),
         "missing": len(data["schedule"]) - len(data["runs"]),
-        "quiet_runs": sum(
-            1 for _, m, _ in data["runs"].values() if m.get("quiet") and m["quiet"]["quiet"]
-        ),
+        "quiet_runs": quiet_runs(data),
     }
     sources["part_a"] = check_part_a(data, results, check, section("Part A"))
     sources["bits"] = check_bits(data, results, check, section("bits"))
@@ -523,7 +545,7 @@ def run_checks(raw: Path, campaign: str | None, results: dict, echo=print) -> in
     check_paired(sources["cells"], results, check, section("paired differences"))
     sources["part_c"] = check_part_c(data, results, check, section("Part C, the batch route"))
     figures = check_figures(data, results, check, section("figures"), sources)
-    check_guesses(results, figures, check, section("guesses"))
+    check_guesses(data, results, figures, check, section("guesses"))
     problems = check_explorer(results, section("explorer"))
     if problems:
         raise Disagreement(problems[0])

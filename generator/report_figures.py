@@ -3,21 +3,17 @@
 Works on what generator/report.py recomputed from the raw files: Part A per-call medians,
 bit totals, S, and Part B cells of per-round metrics. It must give exactly the figure
 names results.json publishes: a figure here but not there (or the reverse) is a
-disagreement. Used by `python -m generator report`.
+disagreement. Names (settings, slugs) are the shared ones of lab/rawformat/names.py; the
+quiet and busy rates are the campaign's own. Used by `python -m generator report`.
 """
 
 import math
 import statistics
 
-HALF, BUSY = "0.5", "1.6"
+from lab.rawformat.names import NONE, QUEUE_B1, setting_name, slug
+
 UNITS = {"s": 1.0, "ms": 1e-3, "µs": 1e-6, "us": 1e-6}
-
-
-def name_slug(setting: str) -> str:
-    if setting in ("none", "B=1 W=0"):
-        return {"none": "none", "B=1 W=0": "queue_b1"}[setting]
-    b, w = (part.split("=")[1] for part in setting.split(" "))
-    return "b" + b + "_w" + w.replace(".", "_")
+B32_W0, B32_W2 = setting_name("queue", 32, 0), setting_name("queue", 32, 2)
 
 
 def med(cell: dict | None, metric: str):
@@ -86,22 +82,21 @@ def part_a(figures: dict, per_call: dict) -> None:
             )
 
 
-def per_setting(figures: dict, cells: dict) -> None:
-    names = sorted({name for name, _ in cells})
-    for name in names:
+def per_setting(figures: dict, cells: dict, quiet: str, busy: str) -> None:
+    for name in sorted({name for name, _ in cells}):
         mine = {rate: c for (n, rate), c in cells.items() if n == name}
-        s = name_slug(name)
-        for rate, label in ((HALF, "0_5"), (BUSY, "1_6")):
+        s = slug(name)
+        for rate in (quiet, busy):
             for metric in ("p50_ms", "p99_ms"):
-                figures[f"{s}_{metric}_at_{label}"] = med(mine.get(rate), metric)
-        figures[f"{s}_mean_batch_at_0_5"] = med(mine.get(HALF), "mean_batch_size")
+                figures[f"{s}_{metric}_at_{slug(rate)}"] = med(mine.get(rate), metric)
+        figures[f"{s}_mean_batch_at_{slug(quiet)}"] = med(mine.get(quiet), "mean_batch_size")
         figures[f"{s}_highest_rate_kept_up"] = kept_up_to(mine)
         for metric, label in (("throughput", "peak_throughput"), ("p99_ms", "p99_ms_max")):
             values = [med(c, metric) for c in mine.values() if med(c, metric) is not None]
             figures[f"{s}_{label}"] = max(values) if values else None
 
 
-def busy_side(figures: dict, cells: dict, batch_of: dict, rates: list) -> None:
+def busy_side(figures: dict, cells: dict, batch_of: dict, rates: list, busy: str) -> None:
     top = max(rates, key=float)
     figures["top_rate"] = float(top)
     candidates = [
@@ -114,53 +109,56 @@ def busy_side(figures: dict, cells: dict, batch_of: dict, rates: list) -> None:
         figures["best_batched_setting_at_top_rate"] = best[1]
         figures["best_batched_throughput_at_top_rate"] = best[0]
         figures["best_batched_gain_at_top_rate"] = divide(
-            best[0], med(cells.get(("none", top)), "throughput")
+            best[0], med(cells.get((NONE, top)), "throughput")
         )
         figures["best_batched_kept_up_at_top_rate"] = kept(cells[(best[1], top)])
     figures["settings_kept_up_at_top_rate"] = sum(
         kept(c) for (_, r), c in cells.items() if r == top
     )
-    figures["none_throughput_at_top_rate"] = med(cells.get(("none", top)), "throughput")
-    busy = sorted(
+    figures["none_throughput_at_top_rate"] = med(cells.get((NONE, top)), "throughput")
+    p99s = sorted(
         med(c, "p99_ms")
         for (n, r), c in cells.items()
-        if r == BUSY and batch_of[n] > 1 and med(c, "p99_ms") is not None
+        if r == busy and batch_of[n] > 1 and med(c, "p99_ms") is not None
     )
-    if busy:
-        figures["batched_p99_ms_min_at_1_6"], figures["batched_p99_ms_max_at_1_6"] = (
-            busy[0],
-            busy[-1],
-        )
+    if p99s:
+        figures[f"batched_p99_ms_min_at_{slug(busy)}"] = p99s[0]
+        figures[f"batched_p99_ms_max_at_{slug(busy)}"] = p99s[-1]
 
 
-def comparisons(figures: dict, cells: dict, needed: int) -> None:
+def comparisons(figures: dict, cells: dict, needed: int, quiet: str) -> None:
+    at = slug(quiet)
     for name, metric, label in (
-        ("B=1 W=0", "p50_ms", "queue_b1_p50_overhead_told_apart"),
-        ("B=32 W=0", "p99_ms", "b32_w0_p99_told_apart_at_0_5"),
-        ("B=32 W=0", "p50_ms", "b32_w0_p50_told_apart_at_0_5"),
+        (QUEUE_B1, "p50_ms", "queue_b1_p50_overhead_told_apart"),
+        (B32_W0, "p99_ms", f"b32_w0_p99_told_apart_at_{at}"),
+        (B32_W0, "p50_ms", f"b32_w0_p50_told_apart_at_{at}"),
     ):
-        diffs = paired_diffs(cells, name, "none", HALF, metric)
+        diffs = paired_diffs(cells, name, NONE, quiet, metric)
         if diffs is not None and len(diffs) >= needed:
             figures[label] = agree(diffs, needed)
-    diffs = paired_diffs(cells, "B=1 W=0", "none", HALF, "p50_ms")
+    diffs = paired_diffs(cells, QUEUE_B1, NONE, quiet, "p50_ms")
     defined = [d for d in diffs or [] if d is not None]
-    figures["queue_b1_p50_overhead_us_at_0_5"] = (
+    figures[f"queue_b1_p50_overhead_us_at_{at}"] = (
         statistics.median(defined) * 1000 if defined else None
     )
-    figures["b32_w0_p99_cut_at_0_5"] = divide(
-        med(cells.get(("none", HALF)), "p99_ms"), med(cells.get(("B=32 W=0", HALF)), "p99_ms")
+    figures[f"b32_w0_p99_cut_at_{at}"] = divide(
+        med(cells.get((NONE, quiet)), "p99_ms"), med(cells.get((B32_W0, quiet)), "p99_ms")
     )
 
 
-def handler_and_waits(figures: dict, cells: dict) -> None:
-    none, b32w2 = cells.get(("none", HALF)), cells.get(("B=32 W=2", HALF))
-    figures["none_ready_us_at_0_5"] = med(none, "ready_us_p50")
-    figures["none_model_us_at_0_5"] = med(none, "model_us_p50")
+def handler_and_waits(figures: dict, cells: dict, quiet: str) -> None:
+    at = slug(quiet)
+    none, b32w2 = cells.get((NONE, quiet)), cells.get((B32_W2, quiet))
+    figures[f"none_ready_us_at_{at}"] = med(none, "ready_us_p50")
+    figures[f"none_model_us_at_{at}"] = med(none, "model_us_p50")
     queued, model = med(b32w2, "queued_us_p50"), med(b32w2, "model_us_p50")
     if queued is not None and model is not None:
-        figures["b32_w2_queued_plus_model_us_at_0_5"] = queued + model
-    wait = {w: med(cells.get((f"B=32 W={w}", HALF)), "first_wait_us_p50") for w in (0, 1, 2, 5, 10)}
-    per_answer, model_us = figures.get("S_us_per_answer"), figures["none_model_us_at_0_5"]
+        figures[f"b32_w2_queued_plus_model_us_at_{at}"] = queued + model
+    wait = {
+        w: med(cells.get((setting_name("queue", 32, w), quiet)), "first_wait_us_p50")
+        for w in (0, 1, 2, 5, 10)
+    }
+    per_answer, model_us = figures.get("S_us_per_answer"), figures[f"none_model_us_at_{at}"]
     if per_answer and model_us is not None and 0 < model_us < per_answer:
         figures["none_model_share_of_answer"] = model_us / per_answer
         figures["batching_ceiling_x_s"] = per_answer / (per_answer - model_us)
@@ -170,11 +168,11 @@ def handler_and_waits(figures: dict, cells: dict) -> None:
         figures[f"wait_ms_w{w}"] = None if wait[w] is None else wait[w] / 1000
 
 
-def outside_model(figures: dict, batch_of: dict) -> None:
+def outside_model(figures: dict, batch_of: dict, quiet: str) -> None:
     """The work per answer batching cannot remove, at S and at the top rate."""
     if figures.get("none_model_share_of_answer") is None:
         return
-    at_s = figures["S_us_per_answer"] - figures["none_model_us_at_0_5"]
+    at_s = figures["S_us_per_answer"] - figures[f"none_model_us_at_{slug(quiet)}"]
     figures["outside_model_us_at_S"] = at_s
     best = figures.get("best_batched_setting_at_top_rate")
     per_row = figures.get(f"part_a_per_row_us_{batch_of.get(best)}")
@@ -219,15 +217,15 @@ def compute(sources: dict) -> dict:
     if sources["saturation"]:
         figures.update(sources["saturation"])
         figures["S_us_per_answer"] = 1e6 / sources["saturation"]["S"]
-    cells = sources["cells"]
+    cells, (quiet, busy) = sources["cells"], sources["rates"]
     if cells:
-        batch_of = {n: int(n.split()[0][2:]) if n != "none" else 0 for n, _ in cells}
+        batch_of = {name: cell["cap"] for (name, _), cell in cells.items()}
         needed = max(len(c["scheduled"]) for c in cells.values())
-        per_setting(figures, cells)
-        busy_side(figures, cells, batch_of, sorted({r for _, r in cells}, key=float))
-        comparisons(figures, cells, needed)
-        handler_and_waits(figures, cells)
-        outside_model(figures, batch_of)
+        per_setting(figures, cells, quiet, busy)
+        busy_side(figures, cells, batch_of, sorted({r for _, r in cells}, key=float), busy)
+        comparisons(figures, cells, needed, quiet)
+        handler_and_waits(figures, cells, quiet)
+        outside_model(figures, batch_of, quiet)
     batch_route(figures, sources.get("part_c"))
     return {k: v for k, v in figures.items() if v is not None}
 

@@ -2,8 +2,9 @@
 
 Reads each run once, summarises it with generator.stats, and assembles the sections
 described in generator/SCHEMA.md: campaign, design, methods, missing, quiet, part_a, bits,
-saturation, part_b, paired, waits, part_c, figures, guesses.
-Run through `python -m generator build`.
+saturation, part_b, paired, waits, part_c, figures, guesses. The keeps-up share, the quiet
+rate, the stage names and the guesses are the campaign's own (campaign.description); names
+of settings and rates come from lab/rawformat/names.py. Run through `python -m generator build`.
 """
 
 import json
@@ -11,23 +12,12 @@ import math
 
 import numpy as np
 
-from generator import figures, stats
+from generator import figures, stats, verdicts
 from generator.load import Campaign, DataError, need, read_meta, read_run
+from lab.rawformat.names import NONE, rate_key, record_name, setting_name
 
 SCHEMA_VERSION = 1
 PUBLISHED_KINDS = ("part_a", "bits", "saturation", "part_b", "part_c")
-HALF_S = "0.5"
-
-
-def rate_key(rate_multiple: float) -> str:
-    return f"{float(rate_multiple):g}"
-
-
-def setting_name(setting: dict) -> str:
-    """The lab's Setting.name, from a setting record."""
-    if setting["batcher"] == "none":
-        return "none"
-    return f"B={int(setting['max_batch'])} W={float(setting['max_wait_ms']):g}"
 
 
 def setting_record(entry: dict, where) -> dict:
@@ -37,12 +27,12 @@ def setting_record(entry: dict, where) -> dict:
         "max_batch": int(raw.get("max_batch") or 0),
         "max_wait_ms": float(raw.get("max_wait_ms") or 0.0),
     }
-    record["name"] = setting_name(record)
+    record["name"] = record_name(record)
     return record
 
 
 def setting_order(record: dict) -> tuple:
-    return (record["batcher"] != "none", record["max_batch"], record["max_wait_ms"])
+    return (record["batcher"] != NONE, record["max_batch"], record["max_wait_ms"])
 
 
 # --- campaign, design, missing ----------------------------------------------------
@@ -82,7 +72,7 @@ def design_section(campaign: Campaign) -> dict:
         "rate_multiples": [rate_key(r) for r in rates],
         "rounds": len(rounds),
         "window_s": design.get("window_s"),
-        "keeps_up_share": stats.KEEPS_UP_SHARE,
+        "keeps_up_share": campaign.description.keeps_up_share,
         "recorded": design,
     }
 
@@ -186,16 +176,18 @@ def saturation_section(campaign: Campaign, quiet: list) -> dict | None:
 RUN_SUMMARIES: dict = {}
 
 
-def part_b_summary(path) -> tuple[dict, dict, dict]:
+def part_b_summary(path, keeps_up_share: float) -> tuple[dict, dict, dict]:
     """(quiet record, setting record and meta keys, per-run metrics) of one Part B file."""
     status = path.stat()
-    key = (str(path), status.st_mtime_ns, status.st_size)
+    key = (str(path), status.st_mtime_ns, status.st_size, keeps_up_share)
     if key not in RUN_SUMMARIES:
         meta, columns = read_run(path, "part_b")
         if columns["status"].size == 0:
             raise DataError(f"{path}: no requests in the run (columns are empty)")
         setting = setting_record(meta, path)
-        metrics = stats.part_b_run(columns, float(meta["window_s"]), setting["batcher"])
+        metrics = stats.part_b_run(
+            columns, float(meta["window_s"]), setting["batcher"], keeps_up_share
+        )
         metrics["arrival_rate"] = float(meta["arrival_rate"])
         where = {
             "setting": setting["name"],
@@ -209,8 +201,9 @@ def part_b_summary(path) -> tuple[dict, dict, dict]:
 def part_b_runs(campaign: Campaign, quiet: list) -> dict:
     """{(setting name, rate key): {round: per-run metrics}} of every Part B file."""
     cells = {}
+    share = campaign.description.keeps_up_share
     for _, path in present_runs(campaign, "part_b"):
-        record, where, metrics = part_b_summary(path)
+        record, where, metrics = part_b_summary(path, share)
         quiet.append(record)
         key = (where["setting"], where["rate"])
         cells.setdefault(key, {})[where["round"]] = dict(metrics)
@@ -248,10 +241,10 @@ PAIRED_METRICS = ("p50_ms", "p99_ms", "throughput")
 def baselines(name: str, record: dict, names: list) -> list[str]:
     """The baselines a setting is paired with (see SCHEMA.md, paired)."""
     wanted = []
-    if name != "none":
-        wanted.append("none")
+    if name != NONE:
+        wanted.append(NONE)
     if record["batcher"] == "queue" and record["max_wait_ms"] > 0:
-        wanted.append(f"B={record['max_batch']} W=0")
+        wanted.append(setting_name("queue", record["max_batch"], 0.0))
     return [b for b in wanted if b in names]
 
 
@@ -276,10 +269,11 @@ def paired_section(part_b: dict, design: dict) -> dict:
     return paired
 
 
-def waits_section(part_b: dict) -> dict | None:
+def waits_section(part_b: dict, quiet_rate: str) -> dict | None:
+    """The first request's wait against W, at the quiet rate (where waits are not queueing)."""
     chosen = {}
     for name, setting in part_b["settings"].items():
-        cell = setting["rates"].get(HALF_S)
+        cell = setting["rates"].get(quiet_rate)
         if setting["batcher"] != "queue" or cell is None or "first_wait_us_p50" not in cell:
             continue
         wait_us = cell["first_wait_us_p50"]
@@ -289,7 +283,7 @@ def waits_section(part_b: dict) -> dict | None:
             "first_wait_ms": wait_us / 1000,
             "overshoot_us": wait_us - setting["max_wait_ms"] * 1000,
         }
-    return {"rate": HALF_S, "by_setting": chosen} if chosen else None
+    return {"rate": quiet_rate, "by_setting": chosen} if chosen else None
 
 
 # --- Part C, the batch route -------------------------------------------------------------
@@ -330,6 +324,7 @@ def part_c_exchange(meta: dict) -> dict:
 
 
 def part_c_section(campaign: Campaign, quiet: list) -> dict | None:
+    stages = campaign.description.stages
     runs = []
     for _, path in present_runs(campaign, "part_c"):
         meta, columns = read_run(path, "part_c")
@@ -351,8 +346,8 @@ def part_c_section(campaign: Campaign, quiet: list) -> dict | None:
         "by_method": methods,
         "bits": part_c_bits(metas, methods),
         "breakdown": {
-            "single": stats.part_c_route(columns, "predict"),
-            "batch": stats.part_c_route(columns, "predict_batch"),
+            "single": stats.part_c_route(columns, "predict", stages["predict"]),
+            "batch": stats.part_c_route(columns, "predict_batch", stages["predict_batch"]),
         },
         "example": part_c_exchange(metas[-1]),
     }
@@ -373,15 +368,17 @@ def other_kinds(campaign: Campaign, quiet: list) -> dict:
     return counts
 
 
-def build_results(campaign: Campaign, guesses: tuple = ()) -> dict:
-    """The whole results dict, floats rounded, ready for json.dumps."""
+def build_results(campaign: Campaign) -> dict:
+    """The whole results dict, floats rounded, ready for json.dumps; judged by the rules and
+    guesses the campaign describes (campaign.description)."""
+    described = campaign.description
     quiet = []
     design = design_section(campaign)
     results = {
         "schema_version": SCHEMA_VERSION,
         "campaign": campaign_section(campaign),
         "design": design,
-        "methods": stats.METHODS,
+        "methods": stats.methods(described.keeps_up_share),
         "missing": missing_section(campaign),
         "part_a": part_a_section(campaign, quiet),
         "bits": bits_section(campaign, quiet),
@@ -392,11 +389,11 @@ def build_results(campaign: Campaign, guesses: tuple = ()) -> dict:
     }
     if results["part_b"]:
         results["paired"] = paired_section(results["part_b"], design)
-        results["waits"] = waits_section(results["part_b"])
+        results["waits"] = waits_section(results["part_b"], described.quiet_rate)
     results["quiet"] = stats.quiet(quiet)
     results = {key: value for key, value in results.items() if value is not None}
-    results["figures"] = figures.compute(results)
-    results["guesses"] = [stats.guess_verdict(g, results["figures"]) for g in guesses]
+    results["figures"] = figures.compute(results, described.quiet_rate, described.busy_rate)
+    results["guesses"] = [verdicts.guess_verdict(g, results["figures"]) for g in described.guesses]
     return rounded(results)
 
 

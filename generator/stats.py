@@ -2,8 +2,10 @@
 
 Percentiles (nearest rank, never-answered = +inf), medians, Part B throughput and keeps-up,
 batch sizes and waits, the handler's moments, paired per-round differences and the
-told-apart rule, Part A per-call medians, S, the bit check and the quiet record.
-The methods are stated in METHODS (copied into results.json) and in generator/SCHEMA.md.
+told-apart rule, Part A per-call medians, S, the bit check, the quiet record and Part C's
+methods and stages. The keeps-up share and the stage names are the campaign's own
+(generator/description.py). The methods are stated by `methods()` (copied into
+results.json) and in generator/SCHEMA.md. Guess verdicts are generator/verdicts.py.
 Used by `python -m generator build`; the report (generator/report.py) must NOT import it.
 """
 
@@ -12,7 +14,6 @@ import math
 
 import numpy as np
 
-KEEPS_UP_SHARE = 0.95
 SIGNIFICANT_DIGITS = 5
 BATCH_BUCKETS = (
     ("1", 1, 1),
@@ -26,6 +27,16 @@ BATCH_BUCKETS = (
     ("129+", 129, math.inf),
 )
 
+
+def methods(keeps_up_share: float) -> dict:
+    """How every published number is made, in words (results.json `methods`)."""
+    return {**METHODS, "keeps_up": KEEPS_UP.format(share=keeps_up_share)}
+
+
+KEEPS_UP = (
+    "a run keeps up when throughput >= {share} x offered_rate; a cell keeps up when every "
+    "scheduled round was measured and kept up"
+)
 METHODS = {
     "percentile": "nearest rank: the p-th percentile of n values is the value at rank "
     "ceil(p/100 * n) (1-based, ascending); requests not answered with status 200 count as "
@@ -34,8 +45,6 @@ METHODS = {
     "throughput": "status-200 answers / max(window_s, time of the last answer from the "
     "window start), per second",
     "offered_rate": "requests scheduled / window_s",
-    "keeps_up": f"a run keeps up when throughput >= {KEEPS_UP_SHARE} x offered_rate; a cell "
-    "keeps up when every scheduled round was measured and kept up",
     "told_apart": "paired difference (setting - baseline) per round on the same arrivals; "
     "told apart when every scheduled round was measured for both and all differences have "
     "the same sign (zero agrees with nothing)",
@@ -115,8 +124,9 @@ def throughput(arrival_us, latency_us, status, window_s: float) -> float:
     return count / span_s
 
 
-def keeps_up(run_throughput: float, offered_rate: float) -> bool:
-    return run_throughput >= KEEPS_UP_SHARE * offered_rate
+def keeps_up(run_throughput: float, offered_rate: float, share: float) -> bool:
+    """Throughput at least `share` (the campaign's keeps-up share) of the offered rate."""
+    return run_throughput >= share * offered_rate
 
 
 def p50_of_answered(values, status) -> float | None:
@@ -141,7 +151,7 @@ def latency_percentiles_ms(wait_us) -> dict:
     return {key: value / 1000 for key, value in zip(LATENCY_KEYS, values, strict=True)}
 
 
-def part_b_run(columns: dict, window_s: float, batcher: str) -> dict:
+def part_b_run(columns: dict, window_s: float, batcher: str, keeps_up_share: float) -> dict:
     """Every per-run metric of one Part B run (see SCHEMA.md, per-run metrics)."""
     status, latency = columns["status"], columns["latency_us"]
     requests = int(status.size)
@@ -158,7 +168,7 @@ def part_b_run(columns: dict, window_s: float, batcher: str) -> dict:
         "non_200": requests - answered - never,
         "offered_rate": offered,
         "throughput": run_throughput,
-        "keeps_up": keeps_up(run_throughput, offered),
+        "keeps_up": keeps_up(run_throughput, offered, keeps_up_share),
         **latency_percentiles_ms(wait),
         "send_lag_us_p99": percentile(columns["send_lag_us"], 99),
         "mean_batch_size": float(scored.mean()) if scored.size else None,
@@ -336,7 +346,7 @@ def quiet(records: list[dict]) -> dict:
     }
 
 
-# --- derived headline arithmetic and guess verdicts ---------------------------------
+# --- derived headline arithmetic ----------------------------------------------------
 
 
 def ratio(numerator: float | None, denominator: float | None) -> float | None:
@@ -348,100 +358,9 @@ def ratio(numerator: float | None, denominator: float | None) -> float | None:
     return numerator / denominator
 
 
-UNIT_SCALES = {  # unit -> (family, factor to the family's base unit)
-    "s": ("time", 1.0),
-    "ms": ("time", 1e-3),
-    "µs": ("time", 1e-6),
-    "us": ("time", 1e-6),
-    "share": ("fraction", 1.0),
-    "%": ("fraction", 0.01),
-    "×": ("times", 1.0),
-    "x": ("times", 1.0),
-}
-
-
-def convert(value: float, unit: str, to_unit: str) -> float | None:
-    """value in `unit` expressed in `to_unit`; None when the units do not convert."""
-    if unit == to_unit:
-        return value
-    (family, factor), (to_family, to_factor) = (
-        UNIT_SCALES.get(unit, (unit, 1.0)),
-        UNIT_SCALES.get(to_unit, (to_unit, 1.0)),
-    )
-    return value * factor / to_factor if family == to_family else None
-
-
-def guess_holds(measured, guess: dict) -> bool:
-    compare = guess["compare"]
-    if compare == "<=":
-        return measured <= guess["value"]
-    if compare == ">=":
-        return measured >= guess["value"]
-    if compare == "between":
-        low, high = guess["value"] if "low" not in guess else (guess["low"], guess["high"])
-        return low <= measured <= high
-    if compare == "==":
-        return measured == guess["value"]
-    raise ValueError(f"guess {guess.get('id')}: unknown compare {compare!r}")
-
-
-def past_top_rate(value: float, guess: dict, top_rate: float | None) -> bool:
-    """A rate figure that reached the campaign's top rate and a guess that only a higher,
-    unmeasured rate could make right: kept up everywhere measured is not 'wrong'."""
-    if top_rate is None or value < top_rate or guess_holds(value, guess):
-        return False
-    above = guess["high"] if "high" in guess else guess["value"]
-    if isinstance(above, list | tuple):
-        above = above[-1]
-    return guess["compare"] in (">=", "between", "==") and above > top_rate
-
-
-def guess_verdict(guess: dict, figures: dict) -> dict:
-    """The guess with verdict right / wrong / not testable, the measured value and evidence."""
-    judged = dict(guess)
-    figure = figures.get(guess.get("figure"))
-    if figure is None:
-        judged["verdict"] = "not testable"
-        judged["evidence"] = f"figure {guess.get('figure')!r} was not measured in this campaign"
-        return judged
-    value = figure["value"]
-    if isinstance(value, int | float) and not isinstance(value, bool):
-        value = convert(value, figure["unit"], guess.get("unit", figure["unit"]))
-    if value is None:
-        judged["verdict"] = "not testable"
-        judged["evidence"] = (
-            f"figure {guess['figure']!r} is in {figure['unit']}, the guess in {guess.get('unit')}"
-        )
-        return judged
-    judged["measured"] = value
-    top = figures.get("top_rate", {}).get("value")
-    if figure["unit"] == "× S" and past_top_rate(value, guess, top):
-        judged["verdict"] = "not testable"
-        judged["evidence"] = (
-            f"measured {evidence_value(value)} × S, the highest rate this campaign ran: "
-            "the guess needs a higher one"
-        )
-        return judged
-    judged["verdict"] = "right" if guess_holds(value, guess) else "wrong"
-    judged["evidence"] = (
-        f"measured {evidence_value(value)} {guess.get('unit', figure['unit'])} ({figure['what']})"
-    )
-    return judged
-
-
-def evidence_value(value) -> str:
-    if isinstance(value, float) and math.isinf(value):
-        return "infinite (requests never answered)"
-    return str(round_sig(value, 4)) if isinstance(value, float) else str(value)
-
-
 # --- Part C, the batch route ---------------------------------------------------------
 
 LOOP = "loop"
-ROUTE_STAGES = {
-    "predict": ("ready", "queued", "model"),
-    "predict_batch": ("parse", "validate", "lookup", "model", "serialize"),
-}
 
 
 def method_key(chunk: int) -> str:
@@ -480,11 +399,12 @@ def part_c_methods(runs: list[dict]) -> dict:
     return methods
 
 
-def part_c_route(columns: list[dict], route: str) -> dict:
-    """Median of the runs' medians of each stage of one route's breakdown calls, the time
-    outside the handler, the client's round trip, and the model's share of that round trip."""
+def part_c_route(columns: list[dict], route: str, stages: list) -> dict:
+    """Median of the runs' medians of each stage of one route's breakdown calls (`stages`,
+    the route's stage names), the time outside the handler, the client's round trip, and the
+    model's share of that round trip."""
     medians = {}
-    for name in (*ROUTE_STAGES[route], "outside", "round_trip"):
+    for name in (*stages, "outside", "round_trip"):
         per_run = []
         for run in columns:
             chosen = run["breakdown_route"] == route
@@ -494,7 +414,7 @@ def part_c_route(columns: list[dict], route: str) -> dict:
     calls = [int((run["breakdown_route"] == route).sum()) for run in columns]
     records = [int(run["breakdown_records"][run["breakdown_route"] == route][0]) for run in columns]
     return {
-        "stages": list(ROUTE_STAGES[route]),
+        "stages": list(stages),
         "calls": sum(calls),
         "records": max(records),
         **medians,

@@ -89,3 +89,31 @@ def start_service(lab_artifacts):
     yield start
     for service in started:
         service.stop()
+
+
+# --- the committed campaigns, built into a temporary folder ------------------------------
+
+
+@pytest.fixture(scope="session")
+def full_campaign_builds(tmp_path_factory) -> dict:
+    """{campaign: its results.json} for every committed full campaign, each built once per
+    session by `python -m generator build` into a temporary folder (never into docs/)."""
+    import json
+    import subprocess
+    import sys
+    from pathlib import Path
+
+    root = Path(__file__).resolve().parent.parent
+    built = {}
+    for info_path in sorted((root / "data" / "raw").glob("*/campaign.json")):
+        if json.loads(info_path.read_text())["profile"] != "full":
+            continue
+        name = info_path.parent.name
+        out = tmp_path_factory.mktemp(f"built-{name}")
+        command = [sys.executable, "-m", "generator", "build", "--campaign", name]
+        done = subprocess.run(
+            [*command, "--out", str(out)], cwd=root, capture_output=True, text=True, timeout=600
+        )
+        assert done.returncode == 0, done.stdout + done.stderr
+        built[name] = out / "assets" / "data" / "results.json"
+    return built

@@ -14,8 +14,7 @@ from pathlib import Path
 import pytest
 
 from generator import report, stats
-from generator.__main__ import fixture_guesses
-from generator.build import build_site
+from generator.build import SITE, build_site
 from lab.rawformat import codec
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -27,7 +26,7 @@ EXPLORER = ROOT / "site_src" / "explorer" / "explorer.py"
 @pytest.fixture(scope="module")
 def built(tmp_path_factory) -> Path:
     out = tmp_path_factory.mktemp("site")
-    build_site(RAW, None, out, PAGES, fixture_guesses())
+    build_site(RAW, None, out, SITE)
     return out
 
 

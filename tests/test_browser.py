@@ -1,6 +1,7 @@
 """Real-browser tests of the built site: `pytest -m browser tests/test_browser.py`.
 
-Builds the site with `mkdocs build --strict` into a temporary folder, serves it over HTTP on
+Builds the site with `mkdocs build --strict` into a temporary folder (its docs/ too: see
+tests/sitebuild.py), serves it over HTTP on
 a free port, and drives Debian's chromium (/usr/bin/chromium) with Playwright. Every request
 that is not to the local server is aborted and counted: the site must work with no network.
 Checks: every page loads with no console error, every chart draws, the explorer prints
@@ -16,9 +17,7 @@ import functools
 import http.server
 import importlib.util
 import json
-import os
 import socket
-import subprocess
 import sys
 import tempfile
 import threading
@@ -26,6 +25,9 @@ from pathlib import Path
 
 import pytest
 from mkdocs.utils.yaml import yaml_load
+
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+from sitebuild import mkdocs_build, raw_dir  # noqa: E402, F401 (raw_dir: for bench_site.py)
 
 ROOT = Path(__file__).resolve().parent.parent
 CHROMIUM = Path("/usr/bin/chromium")
@@ -38,7 +40,6 @@ CHROMIUM_ARGS = [
     "--disable-component-update",
     "--disable-sync",
 ]
-FIXTURE_RAW = ROOT / "tests" / "fixtures" / "raw"
 PHONE = {"width": 390, "height": 844}
 PYTHON_START_MS = 60_000  # Pyodide's first start on a slow, shared CI core
 
@@ -46,35 +47,6 @@ pytestmark = [pytest.mark.browser, pytest.mark.timeout(240)]
 
 
 # --- building and serving ----------------------------------------------------------------
-
-
-def raw_dir() -> Path:
-    """LESSON_RAW when set, else the committed campaigns, else the generator's fixture one."""
-    if os.environ.get("LESSON_RAW"):
-        return Path(os.environ["LESSON_RAW"])
-    committed = ROOT / "data" / "raw"
-    if committed.is_dir() and any(p.is_dir() for p in committed.iterdir()):
-        return committed
-    return FIXTURE_RAW
-
-
-def mkdocs_build(
-    site_dir: Path, config: Path = ROOT / "mkdocs.yml", site_url: str | None = None
-) -> subprocess.CompletedProcess:
-    """`mkdocs build --strict` of `config` into `site_dir` (the hook runs the generator)."""
-    env = dict(os.environ, LESSON_RAW=str(raw_dir()), NO_MKDOCS_2_WARNING="1")
-    if site_url:
-        env["LESSON_SITE_URL"] = site_url
-    command = ["mkdocs", "build", "--strict", "-f", str(config), "-d", str(site_dir)]
-    return subprocess.run(
-        [sys.executable, "-m", *command],
-        cwd=ROOT,
-        env=env,
-        capture_output=True,
-        text=True,
-        timeout=300,
-        check=False,
-    )
 
 
 def build_site(site_dir: Path, base: str) -> None:

@@ -1,9 +1,9 @@
 """The explorer's Python (site_src/explorer/explorer.py) under CPython, run by pytest.
 
 Checked on a small results dict written here by hand in the shape of generator/SCHEMA.md
-(so each expected line is known without the generator), and, when the committed campaign
-builds, on the generator's real results.json. The browser tests check that Pyodide prints
-exactly what CPython prints.
+(so each expected line is known without the generator), and on the generator's real
+results.json of every committed full campaign (built into a temporary folder). The browser
+tests check that Pyodide prints exactly what CPython prints.
 """
 
 import ast
@@ -329,12 +329,15 @@ def test_every_number_printed_is_a_stored_value_or_a_count(results):
     assert not unknown
 
 
-def test_real_results_when_built(tmp_path):
-    """The generator's own results.json for the committed campaign, six settings."""
-    built = ROOT / "docs" / "assets" / "data" / "results.json"
-    if not built.exists():
-        pytest.skip("docs/ not built yet (tests/test_site_build.py builds it)")
-    results = json.loads(built.read_text())
+def test_every_measured_cell_of_each_committed_full_campaign(full_campaign_builds):
+    """The generator's own results.json of each committed full campaign: every measured cell
+    is found by B, W and RATE."""
+    assert full_campaign_builds
+    for path in full_campaign_builds.values():
+        check_every_cell(json.loads(path.read_text()))
+
+
+def check_every_cell(results: dict) -> None:
     settings = results["part_b"]["settings"]
     for name, body in settings.items():
         for key in body["rates"]:

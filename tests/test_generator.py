@@ -1,6 +1,7 @@
 """The whole build on the committed fixture campaign (cut from real raw data): the golden
-output, byte-identical rebuilds, bad data named in one line, missing runs listed, strict
-templates, the campaign choice, the filters and the chart specs.
+output, byte-identical rebuilds, bad data named in one line, missing runs listed, the
+campaign's own description (rules, guesses, names) read from campaign.json or its sidecar,
+strict templates, reference facts, the campaign choice, the filters and the chart specs.
 
 Run: `.venv/bin/pytest tests/test_generator.py`. After a deliberate change of output,
 rebuild the golden files with `.venv/bin/python -m generator build --update-golden` and
@@ -16,8 +17,9 @@ from pathlib import Path
 import pytest
 
 from generator import charts, figures, load, pages, report_figures
-from generator.__main__ import fixture_guesses, main
-from generator.build import build_site
+from generator.__main__ import main
+from generator.build import SITE, Sources, build_site
+from generator.description import SIDECAR
 from lab.rawformat import codec
 
 FIXTURE = Path(__file__).resolve().parent / "fixtures"
@@ -31,7 +33,7 @@ def campaign_dir(raw: Path = RAW) -> Path:
 
 
 def build(out: Path, raw: Path = RAW, pages_dir: Path = PAGES) -> dict:
-    return build_site(raw, None, out, pages_dir, fixture_guesses())
+    return build_site(raw, None, out, Sources(pages_dir))
 
 
 def tree(folder: Path) -> dict[str, bytes]:
@@ -215,6 +217,78 @@ def results_of_build(raw: Path, tmp_path: Path) -> dict:
     return results_of(tmp_path / "out")
 
 
+# --- the campaign's own description ------------------------------------------------------
+
+
+def sidecar_of(raw: Path) -> Path:
+    return campaign_dir(raw) / SIDECAR
+
+
+def edit_description(raw: Path, change) -> None:
+    path = sidecar_of(raw)
+    described = json.loads(path.read_text())
+    change(described)
+    path.write_text(json.dumps(described, ensure_ascii=False))
+
+
+def test_a_campaign_describing_itself_in_campaign_json_builds_the_same(raw_copy, tmp_path):
+    described = json.loads(sidecar_of(raw_copy).read_text())
+    described.pop("rebuilt_from")
+    info_path = campaign_dir(raw_copy) / "campaign.json"
+    info_path.write_text(json.dumps({**json.loads(info_path.read_text()), **described}))
+    sidecar_of(raw_copy).unlink()  # campaign.json alone now says it all
+    build(tmp_path / "out", raw_copy)
+    assert tree(tmp_path / "out") == tree(GOLDEN)
+
+
+def test_a_campaign_without_a_description_is_named(raw_copy, tmp_path, capsys):
+    sidecar_of(raw_copy).unlink()
+    error = build_error(raw_copy, tmp_path, capsys)
+    assert "campaign.json: missing field 'rules'" in error and SIDECAR in error
+
+
+@pytest.mark.parametrize(
+    ("change", "named"),
+    [
+        (lambda d: d["rules"]["told_apart"].update(rule="most_rounds"), "rules.told_apart.rule"),
+        (lambda d: d["names"].pop("quiet_rate"), "names.quiet_rate"),
+        (lambda d: d["names"].update(busy_rate="1.60"), "names.busy_rate"),
+        (lambda d: d["rules"].update(keeps_up_share=95), "rules.keeps_up_share"),
+        (lambda d: d["guesses"]["items"][0].pop("low"), "guesses.items[0].low"),
+        (lambda d: d["guesses"]["items"][2].update(compare="~"), "guesses.items[2].compare"),
+        (lambda d: d.update(description_version=2), "description_version"),
+    ],
+)
+def test_a_bad_description_is_named(raw_copy, tmp_path, capsys, change, named):
+    edit_description(raw_copy, change)
+    error = build_error(raw_copy, tmp_path, capsys)
+    assert SIDECAR in error and f"'{named}'" in error
+
+
+def test_the_verdicts_follow_the_campaigns_rules_and_guesses(raw_copy, tmp_path):
+    """Nothing of the lab's code of today judges a campaign: change its description and the
+    verdicts move with it."""
+    golden = results_of(GOLDEN)
+
+    def change(described):
+        described["rules"]["keeps_up_share"] = 0.25  # a far laxer rule than the lab's
+        described["guesses"]["items"] = described["guesses"]["items"][:1]
+        described["guesses"]["items"][0].update(low=1, high=2, text="A guess written later.")
+
+    edit_description(raw_copy, change)
+    results = results_of_build(raw_copy, tmp_path)
+    assert results["design"]["keeps_up_share"] == 0.25
+    assert "throughput >= 0.25 x offered_rate" in results["methods"]["keeps_up"]
+
+    def kept_rounds(found: dict) -> int:
+        settings = found["part_b"]["settings"].values()
+        return sum(c["keeps_up_rounds"] for s in settings for c in s["rates"].values())
+
+    assert kept_rounds(results) > kept_rounds(golden)
+    (guess,) = results["guesses"]
+    assert guess["text"] == "A guess written later." and guess["verdict"] == "wrong"
+
+
 # --- templates, campaign choice, filters, charts -----------------------------------------
 
 
@@ -226,6 +300,42 @@ def test_a_template_naming_a_missing_value_fails_naming_both(tmp_path):
         build(tmp_path / "out", pages_dir=tmp_path / "pages")
     message = str(caught.value)
     assert "part/page.md.j2:2" in message and "no_such_figure" in message
+
+
+def test_reference_facts_are_quoted_as_written_and_unknown_ones_named():
+    ref = pages.reference_lookup(SITE.reference)
+    assert ref("saturation.s_per_s") == "1,098.4"
+    assert ref("quiet_side.b32_w0_p99_ms") == "2.50"  # a string keeps its trailing zero
+    assert ref("part_a.bits_equal_every_size") == "yes"
+    with pytest.raises(pages.PageError, match="no 'saturation.no_such_fact'"):
+        ref("saturation.no_such_fact")
+    with pytest.raises(pages.PageError, match="not a single value"):
+        ref("part_a.per_call_us")
+
+
+def test_a_page_naming_an_unknown_fact_or_chart_fails_naming_both(tmp_path):
+    (tmp_path / "pages").mkdir()
+    page = tmp_path / "pages" / "page.md.j2"
+    page.write_text('S was {{ ref("saturation.s_per_s") }}.\n{{ ref("no.such") }}\n')
+    with pytest.raises(pages.PageError) as caught:
+        build_site(RAW, None, tmp_path / "out", Sources(tmp_path / "pages", (), SITE.reference))
+    assert "page.md.j2:2" in str(caught.value) and "no.such" in str(caught.value)
+    page.write_text('<div class="chart" data-chart="no_such_chart"></div>\n')
+    with pytest.raises(pages.PageError) as caught:
+        build(tmp_path / "out", pages_dir=tmp_path / "pages")
+    assert "page.md" in str(caught.value) and "no_such_chart" in str(caught.value)
+
+
+def test_the_site_build_copies_the_static_files_and_drops_stale_pages(tmp_path):
+    out = tmp_path / "out"
+    (out / "gone.md").parent.mkdir(parents=True)
+    (out / "gone.md").write_text("a page an earlier build wrote\n")
+    build_site(RAW, None, out, Sources(PAGES, SITE.static))
+    assert not (out / "gone.md").exists()
+    for source_dir, target in SITE.static:
+        for source in source_dir.glob("*.*"):
+            if source.suffix in (".js", ".mjs", ".css", ".py"):
+                assert (out / target / source.name).read_bytes() == source.read_bytes()
 
 
 def test_the_newest_complete_full_campaign_is_chosen(tmp_path):

@@ -1,5 +1,7 @@
-"""The report: passes on the fixture's golden results.json, fails naming the number when
-one published value is altered, and checks the explorer's printed numbers.
+"""The report: passes on the fixture's golden results.json and, run as `python -m generator
+report`, on every committed full campaign; fails naming the number when one published value
+is altered (guesses included: they must be the campaign's own); checks the explorer's
+printed numbers.
 
 Run: `.venv/bin/pytest tests/test_report.py`
 """
@@ -7,6 +9,8 @@ Run: `.venv/bin/pytest tests/test_report.py`
 import ast
 import json
 import shutil
+import subprocess
+import sys
 from pathlib import Path
 
 import pytest
@@ -37,6 +41,22 @@ def test_report_passes_on_the_golden_results(capsys):
     for section in ("quiet check", "Part A", "bits", "== S", "Part B", "Part C", "guesses"):
         assert section in printed
     assert "published numbers agree" in printed
+
+
+def test_report_passes_on_every_committed_full_campaign(full_campaign_builds):
+    assert full_campaign_builds, "no committed full campaign in data/raw/"
+    for name, results_path in full_campaign_builds.items():
+        command = [sys.executable, "-m", "generator", "report", "--campaign", name]
+        done = subprocess.run(
+            [*command, "--results", str(results_path)],
+            cwd=ROOT,
+            capture_output=True,
+            text=True,
+            timeout=600,
+        )
+        assert done.returncode == 0, done.stdout[-3000:] + done.stderr
+        assert "published numbers agree with the raw data" in done.stdout
+        assert "13 guesses, as the campaign wrote them" in done.stdout
 
 
 def scale(value, factor=1.01):
@@ -115,6 +135,19 @@ ALTERATIONS = {
         lambda v: "wrong" if v == "right" else "right",
         "guess G1 verdict",
     ),
+    "guess rewritten": (
+        lambda r: r["guesses"][1],
+        "high",
+        lambda v: v * 2,
+        "guesses/1/high",
+    ),
+    "keeps-up share": (lambda r: r["design"], "keeps_up_share", lambda v: 0.9, "keeps_up_share"),
+    "Part C stages": (
+        lambda r: r["part_c"]["breakdown"]["batch"],
+        "stages",
+        lambda v: v[:-1],
+        "part_c/breakdown/batch/stages",
+    ),
 }
 
 
@@ -147,6 +180,17 @@ def test_report_reads_a_missing_raw_file_as_missing(tmp_path, capsys):
     removed.unlink()
     assert report.main(raw, None, GOLDEN_RESULTS) == 1  # results.json still has it
     assert "missing" in capsys.readouterr().out
+
+
+def test_the_quiet_rule_judged_again_is_the_campaigns(tmp_path, capsys):
+    raw = tmp_path / "raw"
+    shutil.copytree(RAW, raw)
+    (sidecar,) = raw.glob("*/campaign.description.json")
+    described = json.loads(sidecar.read_text())
+    described["rules"]["quiet"]["seconds"] = 5.0  # not how these runs were checked
+    sidecar.write_text(json.dumps(described))
+    assert report.main(raw, None, GOLDEN_RESULTS) == 1
+    assert "quiet/quiet_runs" in capsys.readouterr().out
 
 
 # --- the explorer check ----------------------------------------------------------------------
@@ -190,7 +234,7 @@ def test_no_explorer_yet_is_skipped(tmp_path):
 
 def test_the_report_shares_no_arithmetic_with_the_build():
     """The report's modules import none of the build's modules (stats, results, figures …)."""
-    shared = {"stats", "results", "figures", "load", "build", "charts", "pages"}
+    shared = {"stats", "verdicts", "results", "figures", "load", "build", "charts", "pages"}
     for module in ("report", "report_figures", "report_explorer"):
         tree = ast.parse((ROOT / "generator" / f"{module}.py").read_text())
         for node in ast.walk(tree):

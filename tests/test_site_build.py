@@ -1,11 +1,12 @@
 """The site builds strictly and fails loudly: `pytest tests/test_site_build.py`.
 
 Builds with `mkdocs build --strict` (the hook runs the generator on the committed campaign,
-or on the generator's fixture campaign before one is committed) into a temporary folder and
-checks what a reader gets: every page of the nav, every chart named by a page has a spec,
-the runtimes are the pinned files, the original box's facts are filled in, and nothing is
-fetched from another origin. Then it breaks things on purpose: a template naming a missing
-value, an unknown reference fact, a chart without a spec, a page left out of the nav.
+or on the generator's fixture campaign before one is committed) into a temporary folder, its
+docs/ too (tests/sitebuild.py), and checks what a reader gets: every page of the nav, every
+chart named by a page has a spec, the runtimes are the pinned files, the original box's facts
+are filled in, and nothing is fetched from another origin. Then it breaks things on purpose:
+a template naming a missing value, an unknown reference fact, a chart without a spec, a page
+left out of the nav, missing runtimes.
 """
 
 import hashlib
@@ -20,7 +21,7 @@ import pytest
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT / "tests"))
 
-from test_browser import mkdocs_build  # noqa: E402 (one build, one choice of campaign)
+from sitebuild import mkdocs_build, raw_dir  # noqa: E402 (one build, one choice of campaign)
 
 PAGES = ROOT / "site_src" / "pages"
 NAV_PAGES = [
@@ -108,9 +109,8 @@ def scratch(tmp_path):
     shutil.copytree(
         ROOT / "site_src", copy / "site_src", ignore=shutil.ignore_patterns("__pycache__")
     )
-    shutil.copyfile(ROOT / "mkdocs.yml", copy / "mkdocs.yml")  # docs/ is then copy/docs
+    shutil.copyfile(ROOT / "mkdocs.yml", copy / "mkdocs.yml")
     (copy / "vendor").symlink_to(ROOT / "vendor")  # the checked runtimes, not fetched again
-    (copy / "docs").mkdir()
     return copy
 
 
@@ -135,8 +135,8 @@ BROKEN_PAGES = {
     ),
     "an unknown reference fact": (
         "limits.md.j2",
-        "\n[[ref:saturation.no_such_fact]]\n",
-        ["saturation.no_such_fact"],
+        '\n{{ ref("saturation.no_such_fact") }}\n',
+        ["limits.md.j2", "saturation.no_such_fact"],
     ),
     "a chart without a spec": (
         "limits.md.j2",
@@ -156,6 +156,15 @@ def test_a_broken_page_fails_the_build_naming_it(case, scratch, tmp_path):
     assert done.returncode != 0
     for text in named:
         assert text in done.stderr + done.stdout
+
+
+def test_missing_runtimes_stop_the_build_asking_for_make_vendor(scratch, tmp_path):
+    (scratch / "vendor").unlink()
+    (scratch / "vendor").mkdir()
+    done = build_scratch(scratch, tmp_path)
+    assert done.returncode != 0
+    assert "run `make vendor`" in done.stderr + done.stdout
+    assert not any((scratch / "vendor").iterdir())  # the hook fetched nothing
 
 
 def test_a_broken_link_fails_the_build(scratch, tmp_path):
@@ -187,9 +196,12 @@ def test_pages_render_when_every_named_figure_is_absent(site):
 
     sys.path.insert(0, str(ROOT))
     from generator import pages
+    from generator.build import SITE
+    from generator.description import read_description
 
     results = json.loads((site / "assets" / "data" / "results.json").read_text())
     results["figures"] = {}
-    rendered = pages.page_outputs(results, PAGES)
+    names = read_description(raw_dir() / results["campaign"]["name"]).names
+    rendered = pages.page_outputs(results, PAGES, names, SITE.reference)
     assert "index.md" in rendered
     assert "not in this campaign" in rendered["guesses.md"].decode()

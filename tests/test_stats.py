@@ -1,5 +1,6 @@
-"""generator.stats against hand-computed cases: percentiles, medians, throughput, keeps-up,
-paired differences and the told-apart rule, Part A, batch buckets and guess verdicts.
+"""generator.stats and generator.verdicts against hand-computed cases: percentiles, medians,
+throughput, keeps-up, paired differences and the told-apart rule, Part A, batch buckets and
+guess verdicts.
 
 Run: `.venv/bin/pytest tests/test_stats.py`
 """
@@ -11,7 +12,7 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from generator import report, stats
+from generator import report, stats, verdicts
 
 INF = math.inf
 
@@ -94,9 +95,11 @@ def test_throughput_counts_200_answers_over_window_or_last_answer():
     assert stats.throughput(arrivals, latency, np.array([0, 0, 0]), 1.0) == 0.0
 
 
-def test_keeps_up_at_exactly_95_percent():
-    assert stats.keeps_up(95.0, 100.0)
-    assert not stats.keeps_up(94.99, 100.0)
+def test_keeps_up_at_exactly_the_campaigns_share():
+    assert stats.keeps_up(95.0, 100.0, 0.95)
+    assert not stats.keeps_up(94.99, 100.0, 0.95)
+    assert not stats.keeps_up(95.0, 100.0, 0.96)  # the share is the campaign's, not a constant
+    assert "throughput >= 0.9 x offered_rate" in stats.methods(0.9)["keeps_up"]
 
 
 def part_b_columns(latency, status, batch_size=None):
@@ -118,7 +121,7 @@ def part_b_columns(latency, status, batch_size=None):
 def test_a_run_that_drops_requests_does_not_look_fast():
     # 4 requests: two fast answers, one error (500), one never answered
     columns = part_b_columns([1_000, 2_000, 3_000, -1], [200, 200, 500, 0], [2, 2, 1, 1])
-    run = stats.part_b_run(columns, window_s=0.04, batcher="queue")
+    run = stats.part_b_run(columns, window_s=0.04, batcher="queue", keeps_up_share=0.95)
     assert (run["requests"], run["answered"], run["never_answered"], run["non_200"]) == (
         4,
         2,
@@ -254,7 +257,7 @@ FIGURES = {
     ],
 )
 def test_guess_verdicts(guess, verdict, measured):
-    judged = stats.guess_verdict({"id": "G", **guess}, FIGURES)
+    judged = verdicts.guess_verdict({"id": "G", **guess}, FIGURES)
     assert judged["verdict"] == verdict
     assert judged.get("measured") == measured
     assert judged["evidence"]

@@ -9,16 +9,17 @@ It runs in two places and must print the same text in both:
         print(explorer.lookup(results, 32, 2, 1.0))
 
 Every number printed is a value the generator wrote into results.json, printed with all its
-digits: this module formats and never recomputes a metric. A choice that was not measured
-gets a message naming the values that were. The output is plain text; the page shows it
-with textContent, never as HTML.
+digits: this module formats and never recomputes a metric. Names are read from results.json
+too (a setting's key by its cap and wait, a rate's key by its value), never spelled here.
+A choice that was not measured gets a message naming the values that were. The output is
+plain text; the page shows it with textContent, never as HTML.
 
 Reader's functions: lookup(results, b, w, rate), compare(results, b1, w1, b2, w2, rate),
 part_a(results, size), measured(results), batch_route_lookup(results, chunk).
 """
 
 SCHEMA_VERSION = 1
-NONE = "none"
+NONE = "none"  # the reader's word for no batcher, and that setting's batcher in results.json
 
 
 class NotMeasured(ValueError):
@@ -127,14 +128,15 @@ def setting_name(results, b, w) -> str:
             "B=1 with W>0 is not a setting: a batch of one never waits for a second request. "
             "Use w=0 (queue B=1)."
         )
-    name = f"B={cap} W={number_text(wait)}"
-    if name not in settings:
-        measured_waits = listing(number_text(x) for x in waits)
-        raise NotMeasured(
-            f"W={number_text(w)} ms was not measured with B={cap}. "
-            f"Measured W for B={cap}: {measured_waits} ms."
-        )
-    return name
+    for name, setting in settings.items():
+        dials = (setting["max_batch"], setting["max_wait_ms"])
+        if setting["batcher"] != NONE and dials == (cap, wait):
+            return name
+    measured_waits = listing(number_text(x) for x in waits)
+    raise NotMeasured(
+        f"W={number_text(w)} ms was not measured with B={cap}. "
+        f"Measured W for B={cap}: {measured_waits} ms."
+    )
 
 
 def rate_key(results, name: str, rate) -> str:
@@ -142,10 +144,11 @@ def rate_key(results, name: str, rate) -> str:
     multiple = as_number(rate, "RATE")
     design_rates = results["design"]["rate_multiples"]
     measured = list(part_b(results)[name]["rates"])
-    key = number_text(multiple)
-    if key not in design_rates:
+    key = next((k for k in design_rates if float(k) == multiple), None)
+    if key is None:
         raise NotMeasured(
-            f"RATE={key} × S was not measured. Measured rates: {listing(design_rates)} × S."
+            f"RATE={number_text(multiple)} × S was not measured. "
+            f"Measured rates: {listing(design_rates)} × S."
         )
     if key not in measured:
         raise NotMeasured(

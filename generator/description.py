@@ -1,0 +1,195 @@
+"""A campaign's description of itself: the rules, guesses and names it is judged by.
+
+A campaign is judged by what it recorded when it started, never by the lab's code of today:
+    rules    keeps_up_share, told_apart {rule, text}, quiet {idle_share,
+             other_core_idle_share, seconds, tries}
+    guesses  git_commit and items [{id, date, text, figure, compare, unit, low, high | value}]
+    names    quiet_rate, busy_rate (rate keys), predict_stages, batch_route_stages
+New campaigns carry these keys (and description_version) in campaign.json. The campaigns
+measured before that carry them in a sidecar beside it, campaign.description.json, rebuilt
+from the git history at the campaign's commit (data/rebuild_description.py).
+
+`read_description(folder)` returns the checked Description, or raises DescriptionError
+naming the file and the key. Used by the build (generator.load) and by the report
+(generator.report), so neither reads the lab's live code.
+"""
+
+import json
+import math
+from dataclasses import dataclass
+from pathlib import Path
+
+from lab.rawformat import names
+
+CAMPAIGN_FILE = "campaign.json"
+SIDECAR = "campaign.description.json"
+VERSION = 1
+KEYS = ("rules", "guesses", "names", "description_version")
+TOLD_APART_RULES = ("all_rounds_agree_in_sign",)  # the rules generator.stats implements
+COMPARES = ("between", ">=", "<=", "==")
+GUESS_FIELDS = ("id", "date", "text", "figure", "compare", "unit")
+
+
+class DescriptionError(ValueError):
+    """A missing or bad description; the message is one line naming the file and the key."""
+
+
+@dataclass(frozen=True)
+class Description:
+    """What one campaign says about how it is judged and named (see the module docstring)."""
+
+    source: Path
+    keeps_up_share: float
+    told_apart: dict
+    quiet: dict
+    guesses: tuple
+    guesses_commit: str
+    quiet_rate: str
+    busy_rate: str
+    stages: dict  # route ("predict", "predict_batch") -> its Server-Timing stage names
+
+    @property
+    def names(self) -> dict:
+        """The names pages use: quiet and busy rate keys and each route's stages."""
+        return {"quiet_rate": self.quiet_rate, "busy_rate": self.busy_rate, "stages": self.stages}
+
+    @property
+    def rules(self) -> dict:
+        return {
+            "keeps_up_share": self.keeps_up_share,
+            "told_apart": self.told_apart,
+            "quiet": self.quiet,
+        }
+
+
+def field(mapping, dotted: str, where: Path):
+    """mapping['a']['b'] for 'a.b', or DescriptionError naming the file and the key."""
+    value = mapping
+    for part in dotted.split("."):
+        if not isinstance(value, dict) or part not in value:
+            raise DescriptionError(f"{where}: missing field '{dotted}'")
+        value = value[part]
+    return value
+
+
+def number(mapping, dotted: str, where: Path, low: float, high: float) -> float:
+    value = field(mapping, dotted, where)
+    ok = isinstance(value, int | float) and not isinstance(value, bool) and math.isfinite(value)
+    if not ok or not low <= value <= high:
+        raise DescriptionError(
+            f"{where}: field '{dotted}' is {value!r}, expected a number from {low:g} to {high:g}"
+        )
+    return value
+
+
+def text(mapping, dotted: str, where: Path) -> str:
+    value = field(mapping, dotted, where)
+    if not isinstance(value, str) or not value:
+        raise DescriptionError(f"{where}: field '{dotted}' is {value!r}, expected a text")
+    return value
+
+
+def rate(mapping, dotted: str, where: Path) -> str:
+    """A rate key as results.json writes it ('0.5', '1.6')."""
+    value = text(mapping, dotted, where)
+    try:
+        canonical = names.rate_key(float(value))
+    except ValueError:
+        canonical = None
+    if canonical != value:
+        raise DescriptionError(
+            f"{where}: field '{dotted}' is {value!r}, expected a rate key such as '0.5'"
+        )
+    return value
+
+
+def stage_list(mapping, dotted: str, where: Path) -> list:
+    value = field(mapping, dotted, where)
+    if not isinstance(value, list) or not value or not all(isinstance(s, str) for s in value):
+        raise DescriptionError(f"{where}: field '{dotted}' is {value!r}, expected stage names")
+    return list(value)
+
+
+def check_guess(item, index: int, where: Path) -> dict:
+    """One guess: its fields, a known comparison and the bounds that comparison needs."""
+    label = f"guesses.items[{index}]"
+    if not isinstance(item, dict):
+        raise DescriptionError(f"{where}: field '{label}' is not an object")
+    bounds = ("low", "high") if item.get("compare") == "between" and "value" not in item else ()
+    for name in (*GUESS_FIELDS, *(bounds or ("value",))):
+        if name not in item:
+            raise DescriptionError(f"{where}: missing field '{label}.{name}'")
+    if item["compare"] not in COMPARES:
+        raise DescriptionError(
+            f"{where}: field '{label}.compare' is {item['compare']!r}, expected one of {COMPARES}"
+        )
+    return dict(item)
+
+
+def check(raw: dict, where: Path) -> Description:
+    """The description in `raw` (campaign.json or the sidecar), checked key by key."""
+    version = field(raw, "description_version", where)
+    if version != VERSION:
+        raise DescriptionError(
+            f"{where}: field 'description_version' is {version!r}, this generator reads {VERSION}"
+        )
+    rule = text(raw, "rules.told_apart.rule", where)
+    if rule not in TOLD_APART_RULES:
+        raise DescriptionError(
+            f"{where}: field 'rules.told_apart.rule' is {rule!r}, expected one of "
+            f"{TOLD_APART_RULES}"
+        )
+    other = field(raw, "rules.quiet.other_core_idle_share", where)
+    if other is not None:
+        other = number(raw, "rules.quiet.other_core_idle_share", where, 0, 1)
+    items = field(raw, "guesses.items", where)
+    if not isinstance(items, list):
+        raise DescriptionError(f"{where}: field 'guesses.items' is not a list")
+    return Description(
+        source=where,
+        keeps_up_share=number(raw, "rules.keeps_up_share", where, 0, 1),
+        told_apart={"rule": rule, "text": text(raw, "rules.told_apart.text", where)},
+        quiet={
+            "idle_share": number(raw, "rules.quiet.idle_share", where, 0, 1),
+            "other_core_idle_share": other,
+            "seconds": number(raw, "rules.quiet.seconds", where, 0, math.inf),
+            "tries": number(raw, "rules.quiet.tries", where, 1, math.inf),
+        },
+        guesses=tuple(check_guess(item, i, where) for i, item in enumerate(items)),
+        guesses_commit=text(raw, "guesses.git_commit", where),
+        quiet_rate=rate(raw, "names.quiet_rate", where),
+        busy_rate=rate(raw, "names.busy_rate", where),
+        stages={
+            "predict": stage_list(raw, "names.predict_stages", where),
+            "predict_batch": stage_list(raw, "names.batch_route_stages", where),
+        },
+    )
+
+
+def read_json(path: Path) -> dict:
+    try:
+        value = json.loads(Path(path).read_text())
+    except FileNotFoundError as error:
+        raise DescriptionError(f"{path}: file not found") from error
+    except (OSError, ValueError) as error:
+        raise DescriptionError(f"{path}: not readable JSON ({error})") from error
+    if not isinstance(value, dict):
+        raise DescriptionError(f"{path}: expected a JSON object")
+    return value
+
+
+def read_description(folder: Path, info: dict | None = None) -> Description:
+    """The campaign's description: from campaign.json when it carries one, else from the
+    sidecar beside it; a campaign with neither is an error naming campaign.json's key."""
+    folder = Path(folder)
+    campaign_file = folder / CAMPAIGN_FILE
+    info = read_json(campaign_file) if info is None else info
+    if any(key in info for key in KEYS):
+        return check(info, campaign_file)
+    sidecar = folder / SIDECAR
+    if sidecar.exists():
+        return check(read_json(sidecar), sidecar)
+    raise DescriptionError(
+        f"{campaign_file}: missing field '{KEYS[0]}' (the campaign does not describe its "
+        f"rules, guesses and names, and there is no {SIDECAR} beside it)"
+    )
