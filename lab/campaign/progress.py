@@ -1,5 +1,5 @@
 """Progress of a long campaign: a bar with ETA on a terminal, and one plain line per run
-(for logs and serial consoles, which cannot show a redrawn bar)."""
+(for logs and serial consoles, which cannot show a redrawn bar). Used by the runner."""
 
 import sys
 import time

@@ -1,8 +1,10 @@
-"""Metadata every raw run file carries: which machine, which code, which data, what load."""
+"""Metadata every raw run file carries: which machine, which code, which data; and the
+default name of a campaign started by a part on its own (`python -m lab predict`, …)."""
 
 import time
 
-from lab import artifacts, machine
+from lab.machine.fingerprint import fingerprint, git_commit
+from lab.model import artifacts
 
 
 def base_meta(kind: str, run_id: str, campaign: str, cpu: int | None) -> dict:
@@ -11,8 +13,8 @@ def base_meta(kind: str, run_id: str, campaign: str, cpu: int | None) -> dict:
         "run_id": run_id,
         "campaign": campaign,
         "cpu": cpu,
-        "fingerprint": machine.fingerprint(),
-        "git_commit": machine.git_commit(),
+        "fingerprint": fingerprint(),
+        "git_commit": git_commit(),
         "artifacts_sha256": artifacts.manifest()["sha256"],
         "started_at": time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime()),
     }

@@ -10,113 +10,44 @@ campaign goes on; too many failures in a row stop it.
 import argparse
 import contextlib
 import os
-import re
-import statistics
 import sys
 import time
-from pathlib import Path
 
-from lab import artifacts, machine, paths
+from lab.campaign.context import Context, RunFailed
+from lab.campaign.executors.bits import run_bits
+from lab.campaign.executors.part_a import run_part_a
+from lab.campaign.executors.part_b import run_part_b
+from lab.campaign.executors.part_c import run_part_c
+from lab.campaign.executors.saturation import run_saturation
+from lab.campaign.folder import (
+    campaign_dir,
+    load_schedule,
+    open_campaign,
+    record_failure,
+    remove_stale_temporaries,
+    run_path,
+    saturation_from_runs,
+)
+from lab.campaign.progress import Progress
+from lab.campaign.runmeta import base_meta
 from lab.design import PROFILES
-from lab.progress import Progress
+from lab.errors import CampaignError, ServiceError
+from lab.model import artifacts
 from lab.rawformat import codec
-from lab.runs import EXECUTORS, Context, RunFailed
-from lab.schedule import build_schedule
-from lab.serviceproc import ServiceError
+from lab.service.launcher import Launcher
 
-NAME_PATTERN = re.compile(r"^[A-Za-z0-9][A-Za-z0-9._-]{0,80}$")
-
-
-class CampaignError(Exception):
-    """The campaign cannot go on; the message says why and what to do."""
-
-
-def campaign_dir(name: str) -> Path:
-    if not NAME_PATTERN.match(name):
-        raise CampaignError(f"campaign name {name!r}: use letters, digits, '.', '_' or '-'")
-    return paths.raw() / name
-
-
-def open_campaign(folder: Path, profile_name: str, seed: int, cpu: int | None) -> dict:
-    """Create campaign.json, or check that an existing campaign may be continued here."""
-    header_path = folder / "campaign.json"
-    fingerprint = machine.fingerprint()
-    if header_path.exists():
-        header = read_json(header_path)
-        if header["fingerprint"] != fingerprint:
-            raise CampaignError(
-                f"{folder.name} was started on another machine ({header['fingerprint']}); "
-                f"this one is {fingerprint}. Runs from two machines never mix: "
-                f"start a new campaign"
-            )
-        if header["profile"] != profile_name:
-            raise CampaignError(
-                f"{folder.name} is a {header['profile']!r} campaign, not {profile_name!r}"
-            )
-        return header
-    profile = PROFILES[profile_name]
-    header = {
-        "campaign": folder.name,
-        "profile": profile_name,
-        "seed": seed,
-        "cpu": cpu,
-        "runner_cpu": sorted(os.sched_getaffinity(0)),
-        "fingerprint": fingerprint,
-        "git_commit": machine.git_commit(),
-        "started_at": time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime()),
-        "design": design_record(profile),
-        "model": artifacts.manifest(),
-    }
-    codec.write_json(header_path, header)
-    return header
-
-
-def design_record(profile) -> dict:
-    record = {key: value for key, value in vars(profile).items() if key != "settings"}
-    record["settings"] = [setting.as_dict() for setting in profile.settings]
-    record["rate_multiples"] = list(profile.rate_multiples)
-    return record
-
-
-def read_json(path: Path):
-    try:
-        return codec.read_json(path)
-    except codec.RawFileError as error:
-        raise CampaignError(str(error)) from error
-
-
-def load_schedule(folder: Path, profile_name: str, seed: int) -> list[dict]:
-    path = folder / "schedule.json"
-    if path.exists():
-        return read_json(path)
-    schedule = build_schedule(PROFILES[profile_name], seed)
-    codec.write_json(path, schedule)
-    return schedule
-
-
-def remove_stale_temporaries(folder: Path) -> None:
-    """Temp files of a writer that was killed mid-write: never a result, always safe to drop."""
-    for stale in folder.rglob(".*.tmp"):
-        stale.unlink(missing_ok=True)
-
-
-def run_path(folder: Path, run_id: str) -> Path:
-    return folder / "runs" / f"{run_id}{codec.SUFFIX}"
-
-
-def saturation_from_runs(folder: Path, schedule: list[dict]) -> float | None:
-    """S = the median throughput of the saturation runs, once they are all done."""
-    ids = [run["run_id"] for run in schedule if run["kind"] == "saturation"]
-    paths_ = [run_path(folder, run_id) for run_id in ids]
-    if not ids or not all(path.exists() for path in paths_):
-        return None
-    return statistics.median(codec.read_meta(p)["stats"]["throughput"] for p in paths_)
+# kind -> executor. Part A and bits write their own files in a fresh pinned process.
+EXECUTORS = {
+    "part_a": run_part_a,
+    "bits": run_bits,
+    "saturation": run_saturation,
+    "part_b": run_part_b,
+    "part_c": run_part_c,
+}
 
 
 def execute(context: Context, run: dict, echo) -> None:
     """Run one scheduled run and write its raw file atomically."""
-    from lab.runmeta import base_meta
-
     meta = base_meta(run["kind"], run["run_id"], context.campaign, context.cpu)
     result = EXECUTORS[run["kind"]](context, run, echo)
     path = run_path(context.campaign_dir, run["run_id"])
@@ -127,19 +58,6 @@ def execute(context: Context, run: dict, echo) -> None:
     codec.write_run(
         path, {**meta, **result.meta}, result.columns, shared=result.shared, log8=result.log8
     )
-
-
-def record_failure(folder: Path, run: dict, reason: str) -> None:
-    path = folder / "failures.json"
-    failures = read_json(path) if path.exists() else []
-    failures.append(
-        {
-            "run_id": run["run_id"],
-            "reason": reason,
-            "at": time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime()),
-        }
-    )
-    codec.write_json(path, failures)
 
 
 def pin_runner_away_from(cpu: int | None) -> set[int]:
@@ -180,8 +98,6 @@ def run_campaign(
 def start_launcher(runner_cores: set, progress):
     """The pre-loaded launcher that forks each run's fresh service; without it (it failed to
     start) every service is started with `python -m lab serve`, only slower."""
-    from lab.launcher import Launcher
-
     try:
         launcher = Launcher(cores=runner_cores or None)
     except (OSError, ServiceError) as error:

@@ -7,9 +7,12 @@ each round), Part C. Run ids are stable names, so a resumed campaign finds its r
 import numpy as np
 
 from lab.design import Profile, Setting
+from lab.rawformat.names import rate_key
 
 
 def setting_slug(setting: Setting) -> str:
+    """A setting in a run id: 'none' or 'b<cap>-w<wait>' (run ids never change, so a resumed
+    campaign finds its runs; this is not the figure slug of lab.rawformat.names.slug)."""
     if setting.batcher == "none":
         return "none"
     return f"b{setting.max_batch}-w{setting.max_wait_ms:g}"
@@ -17,7 +20,7 @@ def setting_slug(setting: Setting) -> str:
 
 def part_b_run(profile: Profile, round_index: int, setting: Setting, rate: float) -> dict:
     return {
-        "run_id": f"part_b-r{round_index}-x{rate:g}-{setting_slug(setting)}",
+        "run_id": f"part_b-r{round_index}-x{rate_key(rate)}-{setting_slug(setting)}",
         "kind": "part_b",
         "round": round_index,
         "rate_multiple": rate,

@@ -2,8 +2,8 @@
 
 Every setting in one round and at one rate meets the very same traffic: the same arrival
 times and the same customers, because both come from `arrival_seed(campaign, round, rate)`.
-Used by `python -m lab openloop --seed N` and by the campaign runner; tested by
-`pytest tests/test_arrivals.py`.
+Used by `python -m lab openloop --seed N`, by the campaign runner and by Part C's client;
+tested by `pytest tests/test_arrivals.py`.
 """
 
 import hashlib

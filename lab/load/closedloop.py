@@ -18,7 +18,9 @@ from pathlib import Path
 
 import numpy as np
 
-from lab import httpclient
+from lab.load import httpclient
+from lab.load.client_cli import run_client
+from lab.model import artifacts
 
 NS_PER_S = 1_000_000_000
 # The longest wait, after the counted window, for the answers still owed.
@@ -155,8 +157,6 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
 
 
 def main(args: argparse.Namespace) -> int:
-    from lab import artifacts
-
     customer_ids = artifacts.request_ids()
     meta = {
         "kind": "saturation_client",
@@ -166,7 +166,7 @@ def main(args: argparse.Namespace) -> int:
         "warmup_s": args.warmup_s,
         "counted_s": args.seconds,
     }
-    return httpclient.run_client(
+    return run_client(
         "saturate",
         lambda: run_closed_loop(
             args.host, args.port, customer_ids, args.connections, args.warmup_s, args.seconds

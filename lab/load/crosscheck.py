@@ -1,6 +1,6 @@
 """Cross-check S against a real peer: our closed-loop client versus `wrk`, side by side.
 
-    python -m lab.crosscheck [--cpu 1] [--runs 3] [--seconds 8]
+    python -m lab crosscheck [--cpu 1] [--runs 3] [--seconds 8]
 
 The real service (batcher none) is pinned to one core; each client is pinned to the same
 core, as in the campaign. Each measurement gets a fresh service and a quiet check first;
@@ -28,14 +28,17 @@ import datetime
 import re
 import statistics
 import subprocess
-import sys
 import tempfile
 from pathlib import Path
 
-from lab import artifacts, machine
+from lab.machine.core_watch import CoreWatch
+from lab.machine.fingerprint import fingerprint, git_commit
+from lab.machine.processes import pin_command, python, single_thread_env
+from lab.machine.quiet import quiet_check
+from lab.model import artifacts
 from lab.paths import DATA, REPO
 from lab.rawformat import codec
-from lab.serviceproc import ServiceProcess
+from lab.service.process import ServiceProcess
 
 OUT = DATA / "bench" / "saturation_crosscheck.json"
 WRK = "wrk"
@@ -58,7 +61,7 @@ OPEN_LOOP_POINTS = (
 def wrk_script(customer_ids) -> str:
     """A wrk Lua script that pre-builds one request per id and cycles through them."""
     ids = ",".join(str(int(customer_id)) for customer_id in customer_ids)
-    return f"""-- written by lab/crosscheck.py
+    return f"""-- written by lab/load/crosscheck.py
 local ids = {{{ids}}}
 local requests = {{}}
 local index = 0
@@ -99,9 +102,9 @@ def parse_wrk(output: str) -> dict:
 def run_pinned(cpu: int, command: list[str], timeout_s: float) -> str:
     """Run `command` pinned to `cpu` with one thread; its stdout. Raises on failure."""
     done = subprocess.run(
-        machine.pin_command(cpu, command),
+        pin_command(cpu, command),
         cwd=REPO,
-        env=machine.single_thread_env(),
+        env=single_thread_env(),
         capture_output=True,
         text=True,
         timeout=timeout_s,
@@ -114,14 +117,14 @@ def run_pinned(cpu: int, command: list[str], timeout_s: float) -> str:
 def lab_command(name: str, options: dict) -> list[str]:
     """`python -m lab NAME --option value …`, every value as a string."""
     pairs = [text for option, value in options.items() for text in (option, str(value))]
-    return [machine.python(), "-m", "lab", name, *pairs]
+    return [python(), "-m", "lab", name, *pairs]
 
 
 def measure_ours(cpu: int, service: ServiceProcess, seconds: float, folder: Path) -> dict:
     out = folder / "ours.run.zip"
     command = lab_command("saturate", {"--port": service.port, "--seconds": seconds,
                                        "--out": out})  # fmt: skip
-    with machine.CoreWatch(cpu, service.pid) as watch:
+    with CoreWatch(cpu, service.pid) as watch:
         run_pinned(cpu, command, timeout_s=seconds + 120)
     stats = codec.read_run(out)[0]["stats"]
     out.unlink()
@@ -138,7 +141,7 @@ def measure_wrk(cpu: int, service: ServiceProcess, seconds: float, script: Path)
     url = f"{service.url}/predict"
     base = [WRK, "-t1", f"-c{CONNECTIONS}", "-s", str(script)]
     run_pinned(cpu, [*base, f"-d{WRK_WARMUP_S}s", url], timeout_s=60)
-    with machine.CoreWatch(cpu, service.pid) as watch:
+    with CoreWatch(cpu, service.pid) as watch:
         output = run_pinned(cpu, [*base, f"-d{seconds:g}s", url], timeout_s=seconds + 60)
     found = parse_wrk(output)
     found["client_cpu_us_per_request"] = round(
@@ -149,7 +152,7 @@ def measure_wrk(cpu: int, service: ServiceProcess, seconds: float, script: Path)
 
 def measure_saturation(cpu, client, seconds, folder, script) -> dict:
     with ServiceProcess(batcher="none", cpu=cpu) as service:
-        quiet = machine.quiet_check(cpu)
+        quiet = quiet_check(cpu)
         if client == "ours":
             found = measure_ours(cpu, service, seconds, folder)
         else:
@@ -183,10 +186,10 @@ def saturation_runs(cpu: int, runs: int, seconds: float, echo) -> list[dict]:
 def measure_open_loop(cpu, arrival_rate, setting, seconds, folder) -> dict:
     out = folder / "open.run.zip"
     with ServiceProcess(cpu=cpu, **setting) as service:
-        quiet = machine.quiet_check(cpu)
+        quiet = quiet_check(cpu)
         options = {"--port": service.port, "--arrival-rate": f"{arrival_rate:.3f}",
                    "--window-s": seconds, "--seed": OPEN_LOOP_SEED, "--out": out}  # fmt: skip
-        with machine.CoreWatch(cpu, service.pid) as watch:
+        with CoreWatch(cpu, service.pid) as watch:
             run_pinned(cpu, lab_command("openloop", options), timeout_s=seconds + 180)
     stats = codec.read_run(out)[0]["stats"]
     out.unlink()
@@ -275,8 +278,8 @@ def main(args: argparse.Namespace) -> int:
         "connections": CONNECTIONS,
         "disturbed_share": DISTURBED_SHARE,
         "wrk_version": wrk_version.splitlines()[0],
-        "fingerprint": machine.fingerprint(),
-        "git_commit": machine.git_commit(),
+        "fingerprint": fingerprint(),
+        "git_commit": git_commit(),
         "summary": summary,
         "saturation_runs": runs,
         "open_loop_client_cost": points,
@@ -285,9 +288,3 @@ def main(args: argparse.Namespace) -> int:
     print(table(result))
     print(f"wrote {args.out}")
     return 0
-
-
-if __name__ == "__main__":
-    parser = argparse.ArgumentParser(prog="python -m lab.crosscheck", description=__doc__)
-    add_arguments(parser)
-    sys.exit(main(parser.parse_args()))

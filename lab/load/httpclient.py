@@ -4,23 +4,20 @@ The client shares one core with the service it measures, so its own cost per req
 be small and the same in every setting: requests are pre-built bytes, each connection is a
 raw `asyncio.Protocol` on uvloop (when installed) with at most one request outstanding, and
 a response is cut out of the byte stream with a few `bytes.find` calls. Server-Timing
-values are kept as raw bytes during a run and parsed afterwards (`server_timing_moments`).
+values are kept as raw bytes during a run and parsed afterwards
+(`lab.service.server_timing.server_timing_moments`).
 
 A connection closed or reset by the service, or bytes the client cannot read, raise a
 clear error (`PeerClosed`, `BadResponse`): the load generators fail loudly rather than lose
-requests. Timers use a Linux timerfd when available, because the event loops' own timers
-only have millisecond resolution and would bunch Poisson arrivals into millisecond clumps.
+requests. (The arrivals' precise timer is lab/load/timer.py.)
 
-Used by `lab/openloop.py` (`python -m lab openloop`) and `lab/closedloop.py`
-(`python -m lab saturate`); tested through them in tests/test_openloop.py and
-tests/test_closedloop.py.
+Used by lab/load/openloop.py (`python -m lab openloop`), lab/load/closedloop.py
+(`python -m lab saturate`) and Part C's client (`python -m lab partc-client`); tested
+through them in tests/test_openloop.py, tests/test_closedloop.py and tests/test_part_c.py.
 """
 
 import asyncio
-import ctypes
-import os
-import re
-import sys
+import resource
 import time
 from collections.abc import Callable
 
@@ -262,131 +259,7 @@ def close_all(connections: list[Connection]) -> None:
 
 def raise_open_files_limit(wanted: int) -> None:
     """Allow at least `wanted` open files if the hard limit permits (one per connection)."""
-    try:
-        import resource
-    except ImportError:
-        return
     soft, hard = resource.getrlimit(resource.RLIMIT_NOFILE)
     target = wanted if hard == resource.RLIM_INFINITY else min(wanted, hard)
     if soft != resource.RLIM_INFINITY and soft < target:
         resource.setrlimit(resource.RLIMIT_NOFILE, (target, hard))
-
-
-# ---------------------------------------------------------------- Server-Timing, after a run
-
-_TIMING_ITEM = re.compile(rb'\s*([a-z0-9_-]+)\s*(?:;\s*(dur|desc)\s*=\s*"?([^",;]*)"?)?')
-
-
-def server_timing_moments(value: bytes) -> tuple[int, int, int, int]:
-    """(ready_us, queued_us, model_us, batch_size) from a lower-cased Server-Timing value
-    such as `ready;dur=0.051, queued;dur=0.000, model;dur=0.412, batch;desc="1"` (ms).
-    Missing entries are 0."""
-    found = {}
-    for item in value.split(b","):
-        match = _TIMING_ITEM.match(item)
-        if match and match.group(3) is not None:
-            found[match.group(1)] = match.group(3)
-    return (
-        _ms_to_us(found.get(b"ready")),
-        _ms_to_us(found.get(b"queued")),
-        _ms_to_us(found.get(b"model")),
-        int(found.get(b"batch", b"0") or 0),
-    )
-
-
-def _ms_to_us(text: bytes | None) -> int:
-    return round(float(text) * 1000) if text else 0
-
-
-# ---------------------------------------------------------------- a precise one-shot timer
-
-CLOCK_MONOTONIC = 1
-TFD_TIMER_ABSTIME = 1
-TFD_NONBLOCK = os.O_NONBLOCK
-TFD_CLOEXEC = os.O_CLOEXEC
-
-
-class _Timespec(ctypes.Structure):
-    _fields_ = [("tv_sec", ctypes.c_long), ("tv_nsec", ctypes.c_long)]
-
-
-class _Itimerspec(ctypes.Structure):
-    _fields_ = [("it_interval", _Timespec), ("it_value", _Timespec)]
-
-
-def _libc_timerfd():
-    try:
-        libc = ctypes.CDLL(None, use_errno=True)
-        return libc.timerfd_create, libc.timerfd_settime
-    except (OSError, AttributeError):
-        return None
-
-
-class Ticker:
-    """Calls `callback` once at (or just after) an absolute `time.monotonic_ns()` deadline.
-
-    On Linux a timerfd (nanosecond resolution, CLOCK_MONOTONIC like `time.monotonic_ns`)
-    watched by the event loop; elsewhere the loop's own timer (millisecond resolution).
-    """
-
-    def __init__(self, callback: Callable[[], None]):
-        self.loop = asyncio.get_running_loop()
-        self.callback = callback
-        self.handle = None
-        self.fd = -1
-        timerfd = _libc_timerfd()
-        if timerfd is not None:
-            create, self._settime = timerfd
-            self.fd = create(CLOCK_MONOTONIC, TFD_NONBLOCK | TFD_CLOEXEC)
-        if self.fd >= 0:
-            self.spec = _Itimerspec()
-            self.loop.add_reader(self.fd, self._fired)
-            self.kind = "timerfd"
-        else:
-            self.kind = "loop"
-
-    def arm(self, deadline_ns: int) -> None:
-        if self.fd >= 0:
-            # it_value 0 would disarm the timer, so a deadline in the past becomes 1 ns.
-            deadline_ns = max(deadline_ns, 1)
-            self.spec.it_value.tv_sec, self.spec.it_value.tv_nsec = divmod(
-                deadline_ns, 1_000_000_000
-            )
-            if self._settime(self.fd, TFD_TIMER_ABSTIME, ctypes.byref(self.spec), None) != 0:
-                raise OSError(ctypes.get_errno(), "timerfd_settime failed")
-        else:
-            if self.handle is not None:
-                self.handle.cancel()
-            delay_s = max(deadline_ns - time.monotonic_ns(), 0) / 1e9
-            self.handle = self.loop.call_later(delay_s, self.callback)
-
-    def _fired(self) -> None:
-        try:
-            os.read(self.fd, 8)
-        except BlockingIOError:
-            return  # re-armed before this wake-up was read: nothing due
-        self.callback()
-
-    def close(self) -> None:
-        if self.fd >= 0:
-            self.loop.remove_reader(self.fd)
-            os.close(self.fd)
-            self.fd = -1
-        if self.handle is not None:
-            self.handle.cancel()
-
-
-def run_client(command: str, measure: Callable, out, meta: dict, summary: Callable) -> int:
-    """The tail of a load client's CLI: measure() gives (columns, stats); a broken exchange
-    is one FAILED line on stderr and exit 1 (nothing written), else `out` is written with
-    the stats in its metadata and summary(columns, stats) is printed."""
-    from lab.rawformat import codec
-
-    try:
-        columns, stats = measure()
-    except (PeerClosed, BadResponse, OSError) as error:
-        print(f"lab {command}: FAILED: {error}", file=sys.stderr)
-        return 1
-    codec.write_run(out, {**meta, "stats": stats}, columns)
-    print(summary(columns, stats))
-    return 0

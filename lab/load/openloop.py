@@ -22,7 +22,11 @@ from pathlib import Path
 
 import numpy as np
 
-from lab import arrivals, httpclient
+from lab.load import arrivals, httpclient
+from lab.load.client_cli import run_client
+from lab.load.timer import Ticker
+from lab.model import artifacts
+from lab.service.server_timing import server_timing_moments
 
 NS_PER_S = 1_000_000_000
 # The window starts this long after the client is ready, so the first timer is armed in time.
@@ -49,7 +53,7 @@ class OpenLoop:
         self.answered = 0
         self.last_done_ns = 0
         self.finished: asyncio.Future = asyncio.get_running_loop().create_future()
-        self.ticker = httpclient.Ticker(self.take_due_arrivals)
+        self.ticker = Ticker(self.take_due_arrivals)
 
     def start(self, connections: list[httpclient.Connection], start_ns: int) -> None:
         self.idle = list(connections)
@@ -176,7 +180,7 @@ def _columns(run: OpenLoop, start_ns: int) -> dict[str, np.ndarray]:
     sent = np.array(run.sent_ns, dtype=np.int64)
     done = np.array(run.done_ns, dtype=np.int64)
     moments = np.array(
-        [httpclient.server_timing_moments(value) for value in run.timing], dtype=np.int64
+        [server_timing_moments(value) for value in run.timing], dtype=np.int64
     ).reshape(-1, 4)
     return {
         "arrival_us": (offsets // 1000).astype(np.uint32),
@@ -254,7 +258,7 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     )
     parser.add_argument("--window-s", type=float, default=8.0, help="seconds of arrivals")
     parser.add_argument(
-        "--seed", type=int, required=True, help="arrival seed (see lab.arrivals.arrival_seed)"
+        "--seed", type=int, required=True, help="arrival seed (see lab.load.arrivals.arrival_seed)"
     )
     parser.add_argument("--connections", type=int, default=512)
     parser.add_argument(
@@ -267,8 +271,6 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
 
 
 def main(args: argparse.Namespace) -> int:
-    from lab import artifacts
-
     schedule = arrivals.poisson_arrivals(args.arrival_rate, args.window_s, args.seed)
     request_ids = artifacts.request_ids()
     customer_ids = arrivals.customers_for_run(request_ids, args.seed, len(schedule))
@@ -283,7 +285,7 @@ def main(args: argparse.Namespace) -> int:
         "host": args.host,
         "port": args.port,
     }
-    return httpclient.run_client(
+    return run_client(
         "openloop",
         lambda: run_open_loop(
             args.host,

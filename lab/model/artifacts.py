@@ -7,10 +7,7 @@ from pathlib import Path
 import numpy as np
 
 from lab import paths
-
-
-class MissingArtifacts(Exception):
-    pass
+from lab.errors import MissingArtifacts
 
 
 def folder() -> Path:

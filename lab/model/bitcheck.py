@@ -1,18 +1,13 @@
-"""The bit check: score every test row alone, then inside batches of 2, 4 … 1,024 and all at
-once, and count the scores equal to the single-row score to the bit (tolerance zero).
+"""The bit check: score rows alone, then inside batches of 2, 4 … 1,024 and all at once, and
+count the scores equal to the single-row score to the bit (tolerance zero).
 
-Run: `python -m lab bits [--rows N] [--cpu N] [--campaign NAME]`.
+The campaign's bit check is `python -m lab bits` (lab/parts/bits.py), which writes its raw file.
 """
-
-import argparse
 
 import numpy as np
 
-from lab import machine, paths
 from lab.design import BIT_SIZES
-from lab.rawformat import codec
-from lab.runmeta import base_meta, default_campaign
-from lab.scoring import score
+from lab.model.scoring import score
 
 
 def same_bits(left: np.ndarray, right: np.ndarray) -> np.ndarray:
@@ -47,36 +42,3 @@ def bit_check(model, rows: np.ndarray, sizes=BIT_SIZES, echo=None) -> dict:
             echo(f"  size {size:>5}: {results[str(size)]['equal']:,} of {len(rows):,} equal")
     results["all"] = compare(alone, score(model, rows))
     return results
-
-
-def run(campaign: str, row_count: int | None, cpu: int | None, echo=print) -> dict:
-    from lab import artifacts
-
-    model, rows = artifacts.load_model(), artifacts.test_rows()
-    rows = rows if row_count is None else rows[:row_count]
-    meta = base_meta("bits", "bits", campaign, cpu)
-    meta["load_before"] = machine.load_snapshot(cpu)
-    results = bit_check(model, rows, echo=echo)
-    meta["load_after"] = machine.load_snapshot(cpu)
-    meta.update(rows=int(len(rows)), sizes=list(BIT_SIZES), results=results)
-    codec.write_run(paths.raw() / campaign / "runs" / f"bits{codec.SUFFIX}", meta)
-    return meta
-
-
-def add_arguments(parser: argparse.ArgumentParser) -> None:
-    parser.add_argument("--rows", type=int, default=None, help="first N test rows (default all)")
-    parser.add_argument("--cpu", type=int, default=None, help="core this process runs on")
-    parser.add_argument("--campaign", default=None, help="folder name under data/raw/")
-
-
-def main(args) -> int:
-    campaign = args.campaign or default_campaign("bits")
-    meta = run(campaign, args.rows, args.cpu)
-    total = sum(entry["scores"] for entry in meta["results"].values())
-    equal = sum(entry["equal"] for entry in meta["results"].values())
-    worst = max(entry["max_abs_diff"] for entry in meta["results"].values())
-    print(
-        f"bit check on {meta['rows']:,} rows: {equal:,} of {total:,} batched scores equal "
-        f"to the single-row score to the bit; largest difference {worst:g}"
-    )
-    return 0 if equal == total else 1

@@ -12,11 +12,13 @@ import numpy as np
 from sklearn.ensemble import HistGradientBoostingClassifier
 from sklearn.metrics import average_precision_score
 
-from lab import paths, shopdata
-from lab.features import FEATURES, SERVING_MONTH, TEST_FROM, customer_months, features_at
-from lab.scoring import score
-from lab.shopdata import sha256_of
-from lab.store import write_store
+from lab import paths
+from lab.model import shopdata
+from lab.model.feature_names import FEATURES
+from lab.model.features import SERVING_MONTH, TEST_FROM, customer_months, features_at
+from lab.model.scoring import score
+from lab.model.shopdata import sha256_of
+from lab.model.store import write_store
 
 SEED = 20261129
 REQUEST_LIST_SIZE = 200_000

@@ -1,5 +1,6 @@
-"""The six features' names, in the order the model sees them (kept apart from lab.features
-so that the service and scoring import neither pandas nor the feature code)."""
+"""The six features' names, in the order the model sees them (kept apart from
+lab.model.features so that the service and scoring import neither pandas nor the feature
+code)."""
 
 FEATURES = (
     "days_since_last",

@@ -1,4 +1,5 @@
 """Customer-month rows from the shop log: six features from purchases *before* the month.
+Used by `python -m lab data` (lab/model/build.py).
 
 One row = one customer at the start of one month; the label says whether they buy in it.
 Only purchases strictly before the month's first day enter the features (no leakage).
@@ -7,7 +8,7 @@ Only purchases strictly before the month's first day enter the features (no leak
 import numpy as np
 import pandas as pd
 
-from lab.feature_names import FEATURES  # noqa: F401  (re-exported)
+from lab.model.feature_names import FEATURES
 
 FIRST_MONTH = pd.Timestamp("1997-02-01")  # the log starts in 1997-01: no history before it
 LAST_MONTH = pd.Timestamp("1998-06-01")  # the log ends in 1998-06

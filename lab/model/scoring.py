@@ -3,7 +3,7 @@ it, so a score computed anywhere can be compared with any other to the bit."""
 
 import numpy as np
 
-from lab.feature_names import FEATURES
+from lab.model.feature_names import FEATURES
 
 
 def as_rows(values) -> np.ndarray:

@@ -14,16 +14,13 @@ import numpy as np
 import pandas as pd
 
 from lab import paths
+from lab.errors import ShopDataError
 
 WHEEL_SPEC = "lifetimes==0.11.3"
 WHEEL_NAME = "Lifetimes-0.11.3-py3-none-any.whl"
 WHEEL_SHA256 = "261e3dc89977c2b60767ca6728aaa29d429de0c814635070a749c36555895da8"
 LOG_MEMBER = "lifetimes/datasets/CDNOW_master.txt"
 LOG_SHA256 = "eff6889ed364c5199d6eacbbeb7a6d559971df4406ac876f322c373f00a072ef"
-
-
-class ShopDataError(Exception):
-    """A problem the user can fix (network, checksum); printed as one line, no traceback."""
 
 
 def sha256_of(path: Path) -> str:

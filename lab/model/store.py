@@ -12,7 +12,7 @@ from typing import TYPE_CHECKING
 
 import numpy as np
 
-from lab.feature_names import FEATURES
+from lab.model.feature_names import FEATURES
 
 if TYPE_CHECKING:
     import pandas as pd

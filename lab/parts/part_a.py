@@ -15,10 +15,15 @@ from pathlib import Path
 
 import numpy as np
 
-from lab import machine, paths
+from lab import paths
+from lab.campaign.runmeta import base_meta, default_campaign
 from lab.design import PART_A_SIZES
+from lab.machine.core_watch import CoreWatch
+from lab.machine.processes import pin_command, single_thread_env
+from lab.machine.quiet import load_snapshot
+from lab.model import artifacts
+from lab.model.scoring import score
 from lab.rawformat import codec
-from lab.runmeta import base_meta, default_campaign
 
 WARMUP_CALLS = 20
 
@@ -32,16 +37,15 @@ def sizes_order(seed: int) -> list[int]:
 
 def time_calls(model, rows: np.ndarray, size: int, calls: int) -> np.ndarray:
     """Wall time in ns of `calls` predict_proba calls on the first `size` rows."""
-    from lab.scoring import score
-
+    score_rows = score  # a local name, as the clock: no global lookup inside the timed call
     batch = np.ascontiguousarray(rows[:size])
     for _ in range(WARMUP_CALLS):
-        score(model, batch)
+        score_rows(model, batch)
     times = np.empty(calls, dtype=np.int64)
     clock = time.perf_counter_ns
     for index in range(calls):
         start = clock()
-        score(model, batch)
+        score_rows(model, batch)
         times[index] = clock() - start
     return times
 
@@ -51,20 +55,18 @@ def one_run(
 ) -> Path:
     """Time every size once in this process and write the run's raw file (with the runner's
     quiet check before it, when the runner made one)."""
-    from lab import artifacts
-
     model, rows = artifacts.load_model(), artifacts.test_rows()
     run_id = f"part_a-{run_index}"
     meta = base_meta("part_a", run_id, campaign, cpu)
     if quiet is not None:
         meta["quiet"] = quiet
-    meta["load_before"] = machine.load_snapshot(cpu)
+    meta["load_before"] = load_snapshot(cpu)
     order = sizes_order(seed + run_index)
     # Who else used the core (and the other, possibly sibling, core) while the calls ran.
-    with machine.CoreWatch(cpu if cpu is not None else 0, os.getpid()) as watch:
+    with CoreWatch(cpu if cpu is not None else 0, os.getpid()) as watch:
         timed = [(size, time_calls(model, rows, size, calls)) for size in order]
     meta["core_watch"] = watch.found
-    meta["load_after"] = machine.load_snapshot(cpu)
+    meta["load_after"] = load_snapshot(cpu)
     meta.update(
         run_index=run_index,
         sizes_order=order,
@@ -86,7 +88,7 @@ def run_in_fresh_process(
     campaign: str, run_index: int, calls: int, seed: int, cpu: int | None, raw: Path | None = None
 ) -> Path:
     """One Part A run in a new pinned, single-threaded Python process."""
-    command = machine.pin_command(
+    command = pin_command(
         cpu,
         [
             sys.executable,
@@ -105,7 +107,7 @@ def run_in_fresh_process(
     )
     if cpu is not None:
         command += ["--cpu", str(cpu)]
-    env = machine.single_thread_env({"LAB_RAW": str(raw)} if raw else None)
+    env = single_thread_env({"LAB_RAW": str(raw)} if raw else None)
     subprocess.run(command, check=True, env=env)
     return (raw or paths.raw()) / campaign / "runs" / f"part_a-{run_index}{codec.SUFFIX}"
 

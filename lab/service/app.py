@@ -1,7 +1,7 @@
-"""The prediction service: FastAPI on uvicorn (uvloop, httptools), one worker.
+"""The prediction service as a FastAPI app: `create_app(batcher, max_batch, max_wait_ms)`.
 
-Run: `python -m lab serve --batcher none|queue --max-batch B --max-wait-ms W
-      --host 127.0.0.1 --port 8000 [--max-records 10000]`
+Served on uvicorn (uvloop, httptools), one worker, by `python -m lab serve`
+(lab/service/serve.py) or by the pre-loaded launcher (lab/service/preload.py).
 
 Routes
   GET  /health          {"status": "ok", "batcher": …, "max_batch": …, "max_wait_ms": …}
@@ -9,18 +9,16 @@ Routes
                         404 unknown customer, 422 malformed body, 413 body too large;
                         Server-Timing: ready, queued, model durations and the batch size
   POST /predict_batch   {"records": [{"customer_id": …}, …]} -> {"predictions": [slot, …]},
-                        dense and aligned (see lab.batch_route); Server-Timing: parse,
+                        dense and aligned (see lab/service/batch_route.py); Server-Timing: parse,
                         validate, lookup, model, serialize
   GET  /batches         {"size": [...], "first_wait_us": [...]}, one entry per batch made
 
 Batcher none: the handler scores its own row. Batcher queue: the row goes to the
-micro-batcher (lab.batcher) with the cap B and the wait W. Every score comes from
-`lab.scoring.score`, so answers equal the single-row score to the bit.
+micro-batcher (lab/service/batcher.py) with the cap B and the wait W. Every score comes
+from `lab.model.scoring.score`, so answers equal the single-row score to the bit.
 """
 
-import gc
 import json
-import sys
 import threading
 import time
 from contextlib import asynccontextmanager
@@ -31,9 +29,10 @@ from typing import Annotated
 from fastapi import Depends, FastAPI, Request
 from fastapi.responses import Response
 
-from lab import artifacts
-from lab.batch_route import (
-    MAX_CUSTOMER_ID,
+from lab.model import artifacts
+from lab.model.scoring import score
+from lab.model.store import FeatureStore
+from lab.service.batch_route import (
     BadRecord,
     Rejected,
     answer,
@@ -41,14 +40,12 @@ from lab.batch_route import (
     error_body,
     parse_json,
 )
-from lab.batcher import MicroBatcher, ModelCallFailed
-from lab.scoring import score
-from lab.server_timing import format_durations, format_server_timing
-from lab.store import FeatureStore
+from lab.service.batcher import MicroBatcher, ModelCallFailed
+from lab.service.openapi import JSON, predict_batch_openapi, predict_openapi, status_openapi
+from lab.service.server_timing import format_durations, format_server_timing
 
 PREDICT_BODY_LIMIT = 16 * 1024  # a /predict body is a few dozen bytes
 BYTES_PER_RECORD = 256  # generous: {"customer_id": 9007199254740991} is 34 bytes
-JSON = "application/json"
 # FastAPI's built-in OpenTelemetry hooks cost microseconds per request and record nothing here.
 NO_TELEMETRY = {"tracing": False, "metrics": False, "logs": False, "operation_spans": False}
 
@@ -172,89 +169,6 @@ class Predictor:
         return json_response(json.dumps(found, separators=(",", ":")).encode())
 
 
-# -- the OpenAPI description (the handlers read raw bytes, so the bodies are declared here) ----
-
-CUSTOMER_ID = {"type": "integer", "minimum": 0, "maximum": MAX_CUSTOMER_ID}
-PREDICT_BODY = {
-    "type": "object",
-    "properties": {"customer_id": CUSTOMER_ID},
-    "required": ["customer_id"],
-    "additionalProperties": False,
-}
-ERROR = {"type": "object", "properties": {"detail": {"type": "string"}}, "required": ["detail"]}
-SLOT_ERROR = {
-    "type": "object",
-    "required": ["code", "message"],
-    "properties": {"code": {"type": "string"}, "message": {"type": "string"}},
-}
-SLOT = {
-    "type": "object",
-    "required": ["customer_id", "probability", "error"],
-    "properties": {
-        "customer_id": {},
-        "probability": {"anyOf": [{"type": "number"}, {"type": "null"}]},
-        "error": {"anyOf": [SLOT_ERROR, {"type": "null"}]},
-    },
-}
-
-
-def json_body(schema: dict, description: str) -> dict:
-    return {"description": description, "content": {JSON: {"schema": schema}}}
-
-
-def predict_openapi() -> dict:
-    answer_schema = {
-        "type": "object",
-        "required": ["customer_id", "probability"],
-        "properties": {"customer_id": CUSTOMER_ID, "probability": {"type": "number"}},
-    }
-    return {
-        "openapi_extra": {
-            "requestBody": {"required": True, "content": {JSON: {"schema": PREDICT_BODY}}}
-        },
-        "responses": {
-            200: json_body(answer_schema, "the customer's probability of buying"),
-            404: json_body(ERROR, "unknown customer"),
-            413: json_body(ERROR, "body too large"),
-            422: json_body(ERROR, "malformed body"),
-            500: json_body(ERROR, "the model call of this request's batch failed"),
-        },
-    }
-
-
-def predict_batch_openapi(max_records: int) -> dict:
-    records = {
-        "type": "array",
-        "maxItems": max_records,
-        "description": 'each item should be {"customer_id": <integer>}; any other item '
-        "gets an error object in its own output slot",
-        "items": {},
-    }
-    body = {
-        "type": "object",
-        "properties": {"records": records},
-        "required": ["records"],
-        "additionalProperties": False,
-    }
-    answer_schema = {
-        "type": "object",
-        "required": ["predictions"],
-        "properties": {"predictions": {"type": "array", "items": SLOT}},
-    }
-    return {
-        "openapi_extra": {"requestBody": {"required": True, "content": {JSON: {"schema": body}}}},
-        "responses": {
-            200: json_body(answer_schema, "one slot per record, in input order"),
-            413: json_body(ERROR, "body too large"),
-            422: json_body(ERROR, 'not {"records": [...]}, or more records than the cap'),
-        },
-    }
-
-
-def status_openapi(schema: dict) -> dict:
-    return {"responses": {200: json_body(schema, "OK")}}
-
-
 def create_app(
     batcher: str = "none",
     max_batch: int = 0,
@@ -320,52 +234,3 @@ def create_app(
         return predictor.batches()
 
     return app
-
-
-def add_arguments(parser) -> None:
-    parser.add_argument("--batcher", choices=("none", "queue"), default="none")
-    parser.add_argument("--max-batch", type=int, default=0, help="the cap B (queue only)")
-    parser.add_argument("--max-wait-ms", type=float, default=0.0, help="the wait W in ms")
-    parser.add_argument("--host", default="127.0.0.1")
-    parser.add_argument("--port", type=int, default=8000)
-    parser.add_argument(
-        "--max-records",
-        type=int,
-        default=10_000,
-        help="the most records one /predict_batch request may carry",
-    )
-
-
-def main(args) -> int:
-    try:
-        app = create_app(
-            args.batcher, args.max_batch, args.max_wait_ms, max_records=args.max_records
-        )
-    except ValueError as error:
-        print(f"lab serve: {error}", file=sys.stderr)
-        return 2
-    run_uvicorn(app, args.host, args.port)
-    return 0
-
-
-def run_uvicorn(app, host: str, port: int) -> None:
-    """Serve `app` until SIGTERM (also used by lab/launcher.py's pre-loaded services)."""
-    import uvicorn
-
-    # The model and the app are loaded for good: move them out of the garbage collector's
-    # sight, so a collection does not walk ~150k long-lived objects in the middle of a request.
-    gc.collect()
-    gc.freeze()
-    uvicorn.run(
-        app,
-        host=host,
-        port=port,
-        loop="uvloop",
-        http="httptools",
-        workers=1,
-        access_log=False,
-        log_level="warning",
-        timeout_keep_alive=3600,
-        backlog=4096,
-        lifespan="on",
-    )

@@ -7,7 +7,7 @@ serve all the valid records. A body that is not `{"records": [...]}`, or holds m
 than the cap, is rejected whole with one clear 4xx.
 
 Also holds the record check `/predict` uses, so both routes accept exactly the same ids.
-Served by `lab.service` (`python -m lab serve`) as `POST /predict_batch`.
+Served by lab/service/app.py (`python -m lab serve`) as `POST /predict_batch`.
 """
 
 import json
@@ -16,8 +16,8 @@ from collections.abc import Callable
 
 import numpy as np
 
-from lab.feature_names import FEATURES
-from lab.server_timing import BATCH_ROUTE_NAMES
+from lab.model.feature_names import FEATURES
+from lab.service.server_timing import BATCH_ROUTE_NAMES
 
 # The largest integer every JSON reader keeps exact (2**53 - 1; JavaScript's safe range).
 MAX_CUSTOMER_ID = 2**53 - 1

@@ -7,8 +7,8 @@ when it is full or the timer fires. W = 0: no timer at all; the batcher takes wh
 gathered while the model was busy. B=1 goes through the same machinery (never grouped).
 
 Per batch it records the size and how long the batch's first request waited, enqueue to the
-moment the batcher took the rows. Used by `lab.service` (`python -m lab serve --batcher queue`)
-and by the demo (`python -m lab demo`).
+moment the batcher took the rows. Used by lab/service/app.py (`python -m lab serve --batcher
+queue`) and by the demo (`python -m lab demo`).
 """
 
 import asyncio

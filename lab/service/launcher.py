@@ -10,19 +10,21 @@ shared. Used by the campaign runner:
     with Launcher({0}) as launcher, launcher.service("queue", 32, 2.0, cpu=1) as service:
         ... service.url, service.batches() ...
 
-The launcher process itself is `python -m lab.launcher` (driven over stdin/stdout).
+The launcher process itself is `python -m lab.service.preload` (lab/service/preload.py,
+driven over stdin/stdout); this file is the runner's side of it.
 """
 
 import json
 import os
 import signal
 import subprocess
-import sys
+import tempfile
 import time
 
 from lab import paths
-from lab.machine import die_with_parent, python, single_thread_env
-from lab.serviceproc import ServiceError, ServiceProcess
+from lab.errors import ServiceError
+from lab.machine.processes import die_with_parent, python, single_thread_env
+from lab.service.process import ServiceProcess
 
 
 class Launcher:
@@ -35,7 +37,7 @@ class Launcher:
                 os.sched_setaffinity(0, cores)  # the orchestrator's cores, not the measured one
 
         self.process = subprocess.Popen(
-            [python(), "-m", "lab.launcher"], cwd=paths.REPO, env=single_thread_env(),
+            [python(), "-m", "lab.service.preload"], cwd=paths.REPO, env=single_thread_env(),
             stdin=subprocess.PIPE, stdout=subprocess.PIPE, text=True, preexec_fn=prepare,
         )  # fmt: skip
         self.ask({"ready": True})
@@ -84,8 +86,6 @@ class LaunchedService(ServiceProcess):
         return self.child_pid
 
     def _launch(self) -> None:
-        import tempfile
-
         handle, self.log_path = tempfile.mkstemp(prefix="lab-service-", suffix=".log")
         os.close(handle)
         request = {
@@ -142,54 +142,3 @@ class LaunchedService(ServiceProcess):
             os.unlink(self.log_path)
             self.log_path = None
         return 0
-
-
-# ---------------------------------------------------------------- the launcher process
-
-
-def serve_in_child(request: dict, model) -> None:
-    """In the forked child: move to the measurement core, then serve until SIGTERM."""
-    from lab.service import create_app, run_uvicorn
-
-    die_with_parent()
-    signal.signal(signal.SIGCHLD, signal.SIG_DFL)
-    if request["cpu"] is not None:
-        os.sched_setaffinity(0, {request["cpu"]})
-    log = os.open(request["log"], os.O_WRONLY | os.O_APPEND)
-    os.dup2(os.open(os.devnull, os.O_RDONLY), 0)
-    os.dup2(log, 1)
-    os.dup2(log, 2)
-    try:
-        app = create_app(request["batcher"], request["max_batch"], request["max_wait_ms"],
-                         model=model, max_records=request["max_records"])  # fmt: skip
-    except ValueError as error:
-        print(f"lab serve: {error}", file=sys.stderr, flush=True)
-        os._exit(2)
-    run_uvicorn(app, "127.0.0.1", request["port"])
-
-
-def launcher_main() -> int:
-    import lab.service  # noqa: F401  (the imports every service needs, paid once)
-    from lab import artifacts
-
-    model = artifacts.load_model()
-    signal.signal(signal.SIGCHLD, signal.SIG_IGN)  # children are reaped by the kernel
-    for line in sys.stdin:
-        request = json.loads(line)
-        if request.get("ready"):
-            answer = {"ready": True}
-        else:
-            pid = os.fork()
-            if pid == 0:
-                try:
-                    serve_in_child(request, model)
-                finally:
-                    os._exit(0)
-            answer = {"pid": pid}
-        sys.stdout.write(json.dumps(answer) + "\n")
-        sys.stdout.flush()
-    return 0
-
-
-if __name__ == "__main__":
-    sys.exit(launcher_main())

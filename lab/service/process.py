@@ -18,11 +18,8 @@ import tempfile
 import time
 
 from lab import paths
-from lab.machine import pin_command, python, single_thread_env
-
-
-class ServiceError(Exception):
-    pass
+from lab.errors import ServiceError
+from lab.machine.processes import pin_command, python, single_thread_env
 
 
 def free_port(host: str = "127.0.0.1") -> int:

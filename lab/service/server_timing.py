@@ -3,9 +3,13 @@
 /predict:       ready;dur=0.051, queued;dur=0.000, model;dur=0.412, batch;desc="1"
 /predict_batch: parse;dur=…, validate;dur=…, lookup;dur=…, model;dur=…, serialize;dur=…
 
-Durations are milliseconds with 3 decimals (microsecond resolution). Used by `lab.service`
-and by the load clients; nothing to run on its own.
+Durations are milliseconds with 3 decimals (microsecond resolution). The one home of the
+stage names (the campaign records them in campaign.json). Used by the service
+(lab/service/app.py, lab/service/batch_route.py), by the load clients and by Part C's
+breakdown; nothing to run on its own.
 """
+
+import re
 
 HEADER = "server-timing"
 PREDICT_NAMES = ("ready", "queued", "model")
@@ -45,3 +49,27 @@ def parse_server_timing(header: str) -> dict:
         elif name:
             found[name] = None
     return found
+
+
+_TIMING_ITEM = re.compile(rb'\s*([a-z0-9_-]+)\s*(?:;\s*(dur|desc)\s*=\s*"?([^",;]*)"?)?')
+
+
+def server_timing_moments(value: bytes) -> tuple[int, int, int, int]:
+    """(ready_us, queued_us, model_us, batch_size) from a lower-cased Server-Timing value
+    such as `ready;dur=0.051, queued;dur=0.000, model;dur=0.412, batch;desc="1"` (ms), as
+    the load clients keep it (raw bytes, parsed after the run). Missing entries are 0."""
+    found = {}
+    for item in value.split(b","):
+        match = _TIMING_ITEM.match(item)
+        if match and match.group(3) is not None:
+            found[match.group(1)] = match.group(3)
+    return (
+        _ms_to_us(found.get(b"ready")),
+        _ms_to_us(found.get(b"queued")),
+        _ms_to_us(found.get(b"model")),
+        int(found.get(b"batch", b"0") or 0),
+    )
+
+
+def _ms_to_us(text: bytes | None) -> int:
+    return round(float(text) * 1000) if text else 0

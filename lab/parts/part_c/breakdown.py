@@ -10,19 +10,24 @@ the sum of the reported stages.
 
 Example exchange: one small /predict_batch request holding valid ids, an unknown id and a
 malformed record, kept byte for byte with the answer it got, and checked to be aligned.
-Called by `lab.part_c` inside the client of one run (`python -m lab partc`); tested by
-tests/test_part_c.py.
+Called by Part C's client of one run (lab/parts/part_c/client.py, `python -m lab
+partc-client`); how many repetitions is the design's (PART_C_BREAKDOWN_REPS in
+lab/design.py). Tested by tests/test_part_c.py.
 """
 
 import json
 
 import numpy as np
 
-from lab import httpclient
-from lab.server_timing import BATCH_ROUTE_NAMES, PREDICT_NAMES, parse_server_timing
+from lab.load import httpclient
+from lab.model import artifacts
+from lab.model.store import FeatureStore
+from lab.parts.part_c.exchanges import HOST, exchange_all
+from lab.parts.part_c.methods import batch_requests
+from lab.service.server_timing import BATCH_ROUTE_NAMES, PREDICT_NAMES, parse_server_timing
 
-DEFAULT_REPS = {"predict": 200, "batch": 20, "batch_records": 1_000}
-STAGES = ("ready", "queued", "parse", "validate", "lookup", "model", "serialize")
+# Every stage either route reports (one column each; a route's missing stages are NaN).
+STAGES = tuple(dict.fromkeys(PREDICT_NAMES + BATCH_ROUTE_NAMES))
 ROUTE_STAGES = {"predict": PREDICT_NAMES, "predict_batch": BATCH_ROUTE_NAMES}
 MALFORMED_RECORD = {"customer_id": "abc"}
 
@@ -54,11 +59,9 @@ def breakdown_rows(route: str, records: int, exchanges) -> dict[str, np.ndarray]
     }
 
 
-async def measure(connection, port: int, customer_ids, reps: dict) -> dict:
+async def measure_breakdown(connection, port: int, customer_ids, reps: dict) -> dict:
     """Time `reps['predict']` single calls and `reps['batch']` batch calls of
     `reps['batch_records']` records (capped at N); {"columns": …, "meta": …}."""
-    from lab.part_c import HOST, batch_requests, exchange_all
-
     singles = cycled(customer_ids, 0, reps["predict"])
     predict = await exchange_all(connection, httpclient.predict_requests(HOST, port, singles))
     size = min(reps["batch_records"], len(customer_ids))
@@ -78,9 +81,6 @@ async def measure(connection, port: int, customer_ids, reps: dict) -> dict:
 
 def unknown_customer_id() -> int:
     """An id the feature store does not hold: one past the largest it does."""
-    from lab import artifacts
-    from lab.store import FeatureStore
-
     store = FeatureStore(artifacts.store_path())
     try:
         candidate = max(store.customer_ids()) + 1
@@ -105,8 +105,6 @@ def example_records(customer_ids) -> tuple[list, list[str]]:
 
 async def capture_example(connection, port: int, customer_ids) -> dict:
     """Send the example batch once; the exact request and response bodies and their checks."""
-    from lab.part_c import HOST, exchange_all
-
     records, kinds = example_records(customer_ids)
     body = json.dumps({"records": records})
     request = httpclient.post_request(HOST, port, "/predict_batch", body.encode())
