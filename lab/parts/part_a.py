@@ -134,6 +134,7 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
 
 
 def main(args) -> int:
+    artifacts.folder()  # one clear line if `lab data` has not run (not one per child process)
     campaign = args.campaign or default_campaign("part-a")
     if args.one_run is not None:
         one_run(campaign, args.one_run, args.calls, args.seed, args.cpu, args.quiet_json)
