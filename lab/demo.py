@@ -27,6 +27,7 @@ from threadpoolctl import threadpool_limits
 from lab.design import KEEPS_UP_SHARE
 from lab.model import artifacts
 from lab.model.scoring import score
+from lab.rawformat.names import setting_name
 from lab.service.batcher import MicroBatcher
 
 SIZES = (1, 8, 32, 1024)
@@ -188,7 +189,7 @@ def race(model, rows: np.ndarray, one_row_us: float, echo) -> dict:
         label = (
             "one call per request"
             if name == "one_call_per_request"
-            else f"micro-batcher B={DEMO_B} W={DEMO_W_MS:g}"
+            else f"micro-batcher {setting_name('queue', DEMO_B, DEMO_W_MS)}"
         )
         extra = f", mean batch {run['mean_batch']:.1f} rows" if "mean_batch" in run else ""
         echo(

@@ -133,7 +133,13 @@ def run_all(context, schedule, todo, progress, max_failures_in_row) -> list[str]
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
-    parser.add_argument("--profile", choices=sorted(PROFILES), default="quick")
+    parser.add_argument(
+        "--profile",
+        choices=sorted(PROFILES),
+        default="quick",
+        help="full: the whole design (about 2 hours); quick: a 5-minute rehearsal; "
+        "tiny: for the tests",
+    )
     parser.add_argument("--campaign", required=True, help="folder name under data/raw/")
     parser.add_argument(
         "--cpu",
@@ -142,7 +148,12 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
         help="measurement core for the service, client and model timing",
     )
     parser.add_argument("--seed", type=int, default=1, help="seed of the schedule (new only)")
-    parser.add_argument("--max-failures-in-row", type=int, default=5)
+    parser.add_argument(
+        "--max-failures-in-row",
+        type=int,
+        default=5,
+        help="stop after this many failed runs in a row",
+    )
 
 
 def main(args) -> int:

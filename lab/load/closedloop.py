@@ -148,10 +148,12 @@ def run_closed_loop(
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
-    parser.add_argument("--host", default="127.0.0.1")
-    parser.add_argument("--port", type=int, required=True)
+    parser.add_argument("--host", default="127.0.0.1", help="the running service's address")
+    parser.add_argument("--port", type=int, required=True, help="the running service's port")
     parser.add_argument("--seconds", type=float, default=8.0, help="counted seconds")
-    parser.add_argument("--connections", type=int, default=16)
+    parser.add_argument(
+        "--connections", type=int, default=16, help="connections, each sending when answered"
+    )
     parser.add_argument("--warmup-s", type=float, default=1.0, help="seconds not counted")
     parser.add_argument("--out", type=Path, required=True, help="FILE.run.zip to write")
 

@@ -38,6 +38,7 @@ from lab.machine.quiet import quiet_check
 from lab.model import artifacts
 from lab.paths import DATA, REPO
 from lab.rawformat import codec
+from lab.rawformat.names import rate_key
 from lab.service.process import ServiceProcess
 
 OUT = DATA / "bench" / "saturation_crosscheck.json"
@@ -235,7 +236,7 @@ def row_line(row: dict) -> str:
 
 
 def point_line(point: dict) -> str:
-    return (f"open loop {point['label']:>15} ({point['rate_multiple']:g} × S = "
+    return (f"open loop {point['label']:>15} ({rate_key(point['rate_multiple'])} × S = "
             f"{point['arrival_rate']:.0f}/s): client {point['client_cpu_us_per_request']:.1f} "
             f"µs/request, others {point['core']['others_share']:.1%} of the core")  # fmt: skip
 

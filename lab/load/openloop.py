@@ -251,8 +251,8 @@ def summary_line(columns: dict[str, np.ndarray], stats: dict) -> str:
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
-    parser.add_argument("--host", default="127.0.0.1")
-    parser.add_argument("--port", type=int, required=True)
+    parser.add_argument("--host", default="127.0.0.1", help="the running service's address")
+    parser.add_argument("--port", type=int, required=True, help="the running service's port")
     parser.add_argument(
         "--arrival-rate", type=float, required=True, help="mean arrivals per second"
     )
@@ -260,7 +260,9 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument(
         "--seed", type=int, required=True, help="arrival seed (see lab.load.arrivals.arrival_seed)"
     )
-    parser.add_argument("--connections", type=int, default=512)
+    parser.add_argument(
+        "--connections", type=int, default=512, help="kept-alive connections, opened first"
+    )
     parser.add_argument(
         "--drain-s",
         type=float,

@@ -13,11 +13,16 @@ from lab.service.app import create_app
 
 
 def add_arguments(parser) -> None:
-    parser.add_argument("--batcher", choices=("none", "queue"), default="none")
+    parser.add_argument(
+        "--batcher",
+        choices=("none", "queue"),
+        default="none",
+        help="none: each request scores its own row; queue: through the micro-batcher",
+    )
     parser.add_argument("--max-batch", type=int, default=0, help="the cap B (queue only)")
     parser.add_argument("--max-wait-ms", type=float, default=0.0, help="the wait W in ms")
-    parser.add_argument("--host", default="127.0.0.1")
-    parser.add_argument("--port", type=int, default=8000)
+    parser.add_argument("--host", default="127.0.0.1", help="address to listen on")
+    parser.add_argument("--port", type=int, default=8000, help="port to listen on")
     parser.add_argument(
         "--max-records",
         type=int,
