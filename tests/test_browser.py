@@ -58,10 +58,25 @@ def raw_dir() -> Path:
     return FIXTURE_RAW
 
 
+def outside_config(folder: Path) -> Path:
+    """The repository's mkdocs.yml as a copy in `folder`, with docs_dir `folder/docs` and the
+    real hook: the generated pages go there, never into the repository's docs/."""
+    text = (ROOT / "mkdocs.yml").read_text()
+    hook = "\n  - site_src/hooks.py"
+    assert "\ndocs_dir: docs\n" in text and hook in text, "mkdocs.yml changed: update this"
+    text = text.replace(hook, f"\n  - {ROOT / 'site_src' / 'hooks.py'}")
+    (folder / "docs").mkdir(parents=True)
+    (folder / "mkdocs.yml").write_text(text)
+    return folder / "mkdocs.yml"
+
+
 def mkdocs_build(
-    site_dir: Path, config: Path = ROOT / "mkdocs.yml", site_url: str | None = None
+    site_dir: Path, config: Path | None = None, site_url: str | None = None
 ) -> subprocess.CompletedProcess:
-    """`mkdocs build --strict` of `config` into `site_dir` (the hook runs the generator)."""
+    """`mkdocs build --strict` of `config` into `site_dir` (the hook runs the generator); by
+    default the repository's configuration, with its docs/ in a folder beside `site_dir`."""
+    if config is None:
+        config = outside_config(site_dir.with_name(f"{site_dir.name}-project"))
     env = dict(os.environ, LESSON_RAW=str(raw_dir()), NO_MKDOCS_2_WARNING="1")
     if site_url:
         env["LESSON_SITE_URL"] = site_url
