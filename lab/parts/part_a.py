@@ -128,9 +128,19 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--calls", type=int, default=2000, help="timed calls per size")
     parser.add_argument("--seed", type=int, default=1, help="seed of the size orders")
     parser.add_argument("--campaign", default=None, help="folder name under data/raw/")
-    parser.add_argument("--one-run", type=int, default=None, help=argparse.SUPPRESS)
-    # The runner's quiet check, as JSON, to be kept in the raw file it cannot write itself.
-    parser.add_argument("--quiet-json", type=json.loads, default=None, help=argparse.SUPPRESS)
+    parser.add_argument(
+        "--one-run",
+        type=int,
+        default=None,
+        metavar="I",
+        help="time run I in this process, as each fresh process does (the runner starts them so)",
+    )
+    parser.add_argument(
+        "--quiet-json",
+        type=json.loads,
+        default=None,
+        help="with --one-run: the runner's quiet check, as JSON, to keep in the run's raw file",
+    )
 
 
 def main(args) -> int:

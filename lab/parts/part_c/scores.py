@@ -71,8 +71,9 @@ def bit_mismatches(scores: np.ndarray, reference: np.ndarray) -> int:
 
 
 def inprocess_check(customer_ids, loop_scores_: np.ndarray, seed: int) -> dict:
-    """The loop's scores against `lab.scoring.score` on the store's features, in this process:
-    all N rows in one call, and a sample scored one row at a time (the single-row score)."""
+    """The loop's scores against `lab.model.scoring.score` on the store's features, in this
+    process: all N rows in one call, and a sample scored one row at a time (the single-row
+    score)."""
     store = FeatureStore(artifacts.store_path())
     found = store.rows([int(c) for c in customer_ids])
     store.close()
