@@ -12,6 +12,7 @@ os.environ.setdefault("OMP_NUM_THREADS", "1")
 
 import numpy as np  # noqa: E402
 import pytest  # noqa: E402
+from hypothesis import settings  # noqa: E402
 
 from lab.errors import MissingArtifacts  # noqa: E402
 from lab.model import artifacts  # noqa: E402
@@ -20,6 +21,11 @@ from lab.model.store import FeatureStore  # noqa: E402
 from lab.service.process import ServiceProcess  # noqa: E402
 
 SAMPLE_SEED = 20261129
+
+# No per-example deadline: on a shared 2-core machine one slow example measures the other
+# work on the machine, not the code (the suite's own timeout still stops a hung test).
+settings.register_profile("shared_machine", deadline=None)
+settings.load_profile("shared_machine")
 
 
 @pytest.fixture(scope="session")
