@@ -14,7 +14,7 @@ import importlib
 import sys
 
 from lab.errors import LabError
-from lab.rawformat.codec import RawFileError
+from lab.rawformat.errors import RawFileError
 
 # command -> (module, one-line help), in the order a newcomer meets them.
 COMMANDS = {
