@@ -5,7 +5,7 @@ VENV := .venv
 PY := $(VENV)/bin/python
 UV := $(shell command -v uv 2>/dev/null || echo $(VENV)-uv/bin/uv)
 
-.PHONY: help setup data vendor browser test check format serve build report clean
+.PHONY: help setup data vendor browser shellcheck test check format serve build report clean
 
 help:  ## list the targets
 	@grep -E '^[a-z-]+:.*## ' $(MAKEFILE_LIST) | sed 's/:.*## /\t/'
@@ -35,12 +35,23 @@ browser:  ## Debian's chromium for the browser tests (apt-get, as root, when mis
 	    apt-get install -y -q --no-install-recommends chromium; \
 	fi
 
-test: setup data vendor browser  ## run every test
+shellcheck:  ## shellcheck for the AWS steps' tests (apt-get, as root, when missing)
+	@if ! command -v shellcheck >/dev/null; then \
+	  if [ "$$(id -u)" != 0 ]; then \
+	    echo "shellcheck: it is missing; as root run: apt-get install shellcheck"; \
+	    exit 1; \
+	  fi; \
+	  apt-get update -q && DEBIAN_FRONTEND=noninteractive \
+	    apt-get install -y -q --no-install-recommends shellcheck; \
+	fi
+
+test: setup data vendor browser shellcheck check  ## run every test (after `make check`)
 	$(PY) -m pytest
 
-check: setup  ## lint and format check (ruff)
+check: setup  ## lint, format check (ruff) and the import rules (import-linter, pyproject.toml)
 	$(PY) -m ruff check .
 	$(PY) -m ruff format --check .
+	$(VENV)/bin/lint-imports
 
 format: setup  ## apply ruff's fixes and formatting
 	$(PY) -m ruff check --fix .

@@ -7,7 +7,8 @@ Run: `python -m lab demo [--save FILE]` (after `python -m lab data`). About half
 2. Scores rows alone and inside batches and checks every score is equal to the bit.
 3. Sends the same Poisson arrivals, at twice the rate one call per request can serve, first
    to a handler that calls the model once per request, then to the micro-batcher
-   (`lab.batcher`, B=32, W=0), and says which kept up (throughput ≥ 95% of the arrival rate).
+   (lab/service/batcher.py, B=32, W=0), and says which kept up (throughput at least the
+   design's keeps-up share of the arrival rate, KEEPS_UP_SHARE in lab/design.py).
 """
 
 import asyncio
@@ -23,10 +24,11 @@ import numpy as np
 import sklearn.ensemble  # noqa: F401  (the model's library, needed to unpickle it)
 from threadpoolctl import threadpool_limits
 
-from lab import artifacts
-from lab.batcher import MicroBatcher
 from lab.design import KEEPS_UP_SHARE
-from lab.scoring import score
+from lab.model import artifacts
+from lab.model.scoring import score
+from lab.rawformat.names import setting_name
+from lab.service.batcher import MicroBatcher
 
 SIZES = (1, 8, 32, 1024)
 TIME_PER_SIZE_S = 0.6  # timed calls per size: as many as fit, at least MIN_CALLS
@@ -187,7 +189,7 @@ def race(model, rows: np.ndarray, one_row_us: float, echo) -> dict:
         label = (
             "one call per request"
             if name == "one_call_per_request"
-            else f"micro-batcher B={DEMO_B} W={DEMO_W_MS:g}"
+            else f"micro-batcher {setting_name('queue', DEMO_B, DEMO_W_MS)}"
         )
         extra = f", mean batch {run['mean_batch']:.1f} rows" if "mean_batch" in run else ""
         echo(

@@ -13,9 +13,9 @@ import time
 import numpy as np
 import pytest
 
-from lab import artifacts
-from lab.batcher import MicroBatcher, ModelCallFailed
-from lab.scoring import score
+from lab.model import artifacts
+from lab.model.scoring import score
+from lab.service.batcher import MicroBatcher, ModelCallFailed
 
 
 def row(value: float) -> np.ndarray:

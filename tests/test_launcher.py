@@ -6,8 +6,8 @@ import http.client
 import json
 import os
 
-from lab.launcher import Launcher
-from lab.serviceproc import ServiceProcess
+from lab.service.launcher import Launcher
+from lab.service.process import ServiceProcess
 
 IDS = [1, 2, 17, 23570]
 

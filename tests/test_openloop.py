@@ -18,11 +18,13 @@ import time
 import numpy as np
 import pytest
 
-from lab import arrivals, artifacts, closedloop, httpclient
-from lab.openloop import run_open_loop
+from lab.load import arrivals, closedloop, httpclient
+from lab.load.openloop import run_open_loop
+from lab.model import artifacts
 from lab.paths import REPO
 from lab.rawformat import codec
-from lab.serviceproc import ServiceProcess
+from lab.service.process import ServiceProcess
+from lab.service.server_timing import server_timing_moments
 
 pytestmark = pytest.mark.slow
 
@@ -185,7 +187,7 @@ def test_a_response_in_pieces_is_read_once_complete(cuts):
     (answer,) = outcome
     _, _, status, timing, body = answer
     assert status == 200 and body == b'{"customer_id": 5, "probability": 0.5}'
-    assert httpclient.server_timing_moments(timing) == (51, 2, 412, 3)
+    assert server_timing_moments(timing) == (51, 2, 412, 3)
 
 
 def test_bytes_beyond_one_answer_are_a_loud_error():
@@ -201,4 +203,4 @@ def test_a_response_without_content_length_is_a_loud_error():
 
 
 def test_server_timing_without_moments_reads_as_zeros():
-    assert httpclient.server_timing_moments(b"") == (0, 0, 0, 0)
+    assert server_timing_moments(b"") == (0, 0, 0, 0)

@@ -13,8 +13,8 @@ from concurrent.futures import ThreadPoolExecutor
 
 import pytest
 
-from lab.server_timing import parse_server_timing
-from lab.serviceproc import ServiceProcess
+from lab.service.process import ServiceProcess
+from lab.service.server_timing import parse_server_timing
 
 SETTINGS = [("none", 0, 0.0), ("queue", 1, 0.0), ("queue", 32, 0.0), ("queue", 32, 2.0)]
 CONCURRENT = 1000
