@@ -36,6 +36,10 @@ COMMANDS = {
         "lab.parts.part_c.client",
         "Part C's client for one run, against a running service",
     ),
+    "probe": (
+        "lab.campaign.probe",
+        "time the speed probe on a core: how much this host's speed moves",
+    ),
     "run": (
         "lab.campaign.runner",
         "run a whole campaign (Part A, bits, S, Part B, Part C), resumable",
