@@ -38,9 +38,10 @@ browser:  ## Debian's chromium for the browser tests (apt-get, as root, when mis
 test: setup data vendor browser  ## run every test
 	$(PY) -m pytest
 
-check: setup  ## lint and format check (ruff)
+check: setup  ## lint and format check (ruff), and the secret scan of the tracked files
 	$(PY) -m ruff check .
 	$(PY) -m ruff format --check .
+	$(PY) tests/secret_scan.py
 
 format: setup  ## apply ruff's fixes and formatting
 	$(PY) -m ruff check --fix .
