@@ -2,8 +2,8 @@
 naming the file, on a private key or an AWS key planted in a copy of them.
 
 The copy is every git-tracked file of this checkout in a fresh git repository under a
-temporary folder; the key is made by ssh-keygen at test time (none is ever committed) and the
-AWS key is random. Run: .venv/bin/pytest tests/test_secret_scan.py
+temporary folder; the key is made by ssh-keygen (or openssl) at test time, none is ever
+committed, and the AWS key is random. Run: .venv/bin/pytest tests/test_secret_scan.py
 """
 
 import re
@@ -66,16 +66,24 @@ def test_the_tracked_files_pass(tree: Path):
     assert "no secrets" in done.stdout
 
 
+def make_private_key(path: Path) -> None:
+    """A real ed25519 private key at `path`: ssh-keygen, else openssl, else skip."""
+    if shutil.which("ssh-keygen"):
+        command = ["ssh-keygen", "-q", "-t", "ed25519", "-N", "", "-C", "planted", "-f", path]
+    elif shutil.which("openssl"):
+        command = ["openssl", "genpkey", "-algorithm", "ed25519", "-out", path]
+    else:
+        pytest.skip("neither ssh-keygen nor openssl is installed to make a key to plant")
+    subprocess.run(command, check=True, capture_output=True)
+
+
 def random_text(alphabet: str, length: int) -> str:
     return "".join(secrets.choice(alphabet) for _ in range(length))
 
 
 def test_a_planted_private_key_and_aws_key_fail_naming_their_files(tree: Path, tmp_path: Path):
     key_file = "lab/aws/batching-lab-20260101-000000.pem"  # where steps.sh used to write it
-    subprocess.run(
-        ["ssh-keygen", "-q", "-t", "ed25519", "-N", "", "-C", "planted", "-f", tree / key_file],
-        check=True,
-    )
+    make_private_key(tree / key_file)
     access_key = "AKIA" + random_text(string.ascii_uppercase + "234567", 16)
     secret_key = random_text(string.ascii_letters + string.digits + "/+", 40)
     (tree / "lab" / "aws" / "credentials").write_text(
@@ -89,9 +97,8 @@ def test_a_planted_private_key_and_aws_key_fail_naming_their_files(tree: Path, t
         done = scan(tree)
     finally:
         git(tree, "rm", "-q", "--cached", *planted)
-        for name in planted:
-            (tree / name).unlink()
-        (tree / (key_file + ".pub")).unlink()
+        for name in [*planted, key_file + ".pub"]:
+            (tree / name).unlink(missing_ok=True)
     assert done.returncode == 1, done.stdout + done.stderr
     assert f"{key_file}:1: Private Key" in done.stdout
     assert "lab/aws/credentials:2: AWS Access Key" in done.stdout
