@@ -48,10 +48,11 @@ shellcheck:  ## shellcheck for the AWS steps' tests (apt-get, as root, when miss
 test: setup data vendor browser shellcheck check  ## run every test (after `make check`)
 	$(PY) -m pytest
 
-check: setup  ## lint, format check (ruff) and the import rules (import-linter, pyproject.toml)
+check: setup  ## lint, format check (ruff), the import rules (import-linter) and the secret scan
 	$(PY) -m ruff check .
 	$(PY) -m ruff format --check .
 	$(VENV)/bin/lint-imports
+	$(PY) tests/secret_scan.py
 
 format: setup  ## apply ruff's fixes and formatting
 	$(PY) -m ruff check --fix .

@@ -167,8 +167,8 @@ async def micro_batched(model, rows: np.ndarray, schedule: np.ndarray) -> dict:
         found = await drive(schedule, handle)
     finally:
         await batcher.stop()
-    found["batches"] = len(batcher.sizes)
-    found["mean_batch"] = float(np.mean(batcher.sizes)) if batcher.sizes else 0.0
+    found["batches"] = batcher.batches_made
+    found["mean_batch"] = batcher.rows_scored / max(batcher.batches_made, 1)
     return found
 
 

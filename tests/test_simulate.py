@@ -123,7 +123,7 @@ def test_one_request_alone_takes_exactly_its_costs(sim, costs):
         assert served["done_us"][0] - 1000.0 == pytest.approx(total, abs=1e-6)
 
 
-# --- the batcher's rules, as lab/batcher.py keeps them ------------------------------------
+# --- the batcher's rules, as lab/service/batcher.py keeps them ------------------------------------
 
 
 def test_a_timed_batch_never_leaves_before_w_and_never_exceeds_b(sim, costs):

@@ -11,7 +11,9 @@ Routes
   POST /predict_batch   {"records": [{"customer_id": …}, …]} -> {"predictions": [slot, …]},
                         dense and aligned (see lab/service/batch_route.py); Server-Timing: parse,
                         validate, lookup, model, serialize
-  GET  /batches         {"size": [...], "first_wait_us": [...]}, one entry per batch made
+  GET  /batches         {"size": [...], "first_wait_us": [...], "batches_made": n,
+                        "rows_scored": n, "records_dropped": n}: the last 262,144 batches
+                        (batcher.KEEP_BATCHES), oldest first, and totals since the start
 
 Batcher none: the handler scores its own row. Batcher queue: the row goes to the
 micro-batcher (lab/service/batcher.py) with the cap B and the wait W. Every score comes
@@ -40,7 +42,7 @@ from lab.service.batch_route import (
     error_body,
     parse_json,
 )
-from lab.service.batcher import MicroBatcher, ModelCallFailed
+from lab.service.batcher import KEEP_BATCHES, NO_BATCHES, MicroBatcher, ModelCallFailed
 from lab.service.openapi import JSON, predict_batch_openapi, predict_openapi, status_openapi
 from lab.service.server_timing import format_durations, format_server_timing
 
@@ -165,7 +167,7 @@ class Predictor:
         return json_response(content, status, format_durations(durations))
 
     def batches(self) -> Response:
-        found = self.batcher.batches() if self.batcher else {"size": [], "first_wait_us": []}
+        found = self.batcher.batches() if self.batcher else NO_BATCHES
         return json_response(json.dumps(found, separators=(",", ":")).encode())
 
 
@@ -176,6 +178,7 @@ def create_app(
     store_path: Path | None = None,
     model=None,
     max_records: int = 10_000,
+    keep_batches: int = KEEP_BATCHES,
 ) -> FastAPI:
     """The service as a FastAPI app; `model` and `store_path` default to the built artifacts."""
     check_setting(batcher, max_batch, max_wait_ms)
@@ -184,7 +187,9 @@ def create_app(
     model = artifacts.load_model() if model is None else model
     store_path = artifacts.store_path() if store_path is None else store_path
     micro = (
-        MicroBatcher(partial(score, model), max_batch, max_wait_ms) if batcher == "queue" else None
+        MicroBatcher(partial(score, model), max_batch, max_wait_ms, keep_batches=keep_batches)
+        if batcher == "queue"
+        else None
     )
     predictor = Predictor(model, store_path, micro, max_records)
     health = json.dumps(

@@ -7,17 +7,28 @@ when it is full or the timer fires. W = 0: no timer at all; the batcher takes wh
 gathered while the model was busy. B=1 goes through the same machinery (never grouped).
 
 Per batch it records the size and how long the batch's first request waited, enqueue to the
-moment the batcher took the rows. Used by lab/service/app.py (`python -m lab serve --batcher
-queue`) and by the demo (`python -m lab demo`).
+moment the batcher took the rows. It keeps those records for the last KEEP_BATCHES batches
+only (a ring of fixed size, plus running totals), so a service left running does not grow.
+Used by lab/service/app.py (`python -m lab serve --batcher queue`) and by the demo
+(`python -m lab demo`).
 """
 
 import asyncio
 import contextlib
 import time
+from array import array
 from collections.abc import Callable
 from typing import NamedTuple
 
 import numpy as np
+
+# The batch records kept (3 MiB). The campaign runner reads them once, after each run, and
+# fails the run if any were dropped: the most batches a run has made is about 30,000 (Part B,
+# B=1 at 2.5 × S for 8 s), so this leaves a margin of eight.
+KEEP_BATCHES = 1 << 18
+# What /batches says when there is no batcher (batcher none).
+NO_BATCHES = {"size": [], "first_wait_us": [], "batches_made": 0, "rows_scored": 0,
+              "records_dropped": 0}  # fmt: skip
 
 
 class Scored(NamedTuple):
@@ -45,18 +56,25 @@ class MicroBatcher:
         max_batch: int,
         max_wait_ms: float,
         clock: Callable[[], float] = time.perf_counter,
+        keep_batches: int = KEEP_BATCHES,
     ):
         if max_batch < 1:
             raise ValueError(f"the cap B must be at least 1, got {max_batch}")
         if not max_wait_ms >= 0:
             raise ValueError(f"the wait W must be 0 or more milliseconds, got {max_wait_ms}")
+        if keep_batches < 1:
+            raise ValueError(f"keep_batches must be at least 1, got {keep_batches}")
         self.score_rows = score_rows
         self.max_batch = max_batch
         self.max_wait_s = max_wait_ms / 1e3
         self.clock = clock
         self.pending: list[tuple[np.ndarray, asyncio.Future, float]] = []
-        self.sizes: list[int] = []  # one entry per batch scored
-        self.first_waits_us: list[int] = []  # the batch's first request: enqueue -> taken
+        # Batch n's records sit in slot n % keep_batches: allocated once, then overwritten.
+        self.keep_batches = keep_batches
+        self._sizes = array("I", [0]) * keep_batches
+        self._first_waits_us = array("q", [0]) * keep_batches  # enqueue -> taken
+        self.batches_made = 0
+        self.rows_scored = 0
         self.timers_started = 0  # W = 0 must leave this at zero
         self._timer: asyncio.TimerHandle | None = None
         self._go: asyncio.Event | None = None
@@ -124,9 +142,12 @@ class MicroBatcher:
         live = [item for item in taken if not item[1].done()]
         if not live:
             return
-        self.sizes.append(len(live))
-        self.first_waits_us.append(int((taken_at - live[0][2]) * 1e6))
         size = len(live)
+        slot = self.batches_made % self.keep_batches
+        self._sizes[slot] = size
+        self._first_waits_us[slot] = int((taken_at - live[0][2]) * 1e6)
+        self.batches_made += 1
+        self.rows_scored += size
         model_started = self.clock()
         try:
             rows = np.concatenate([row for row, _, _ in live])
@@ -180,6 +201,34 @@ class MicroBatcher:
         else:
             self._go.set()
 
+    # -- the records --------------------------------------------------------------------------
+
+    def _kept(self, records: array) -> list[int]:
+        """The kept records, oldest first."""
+        if self.batches_made <= self.keep_batches:
+            return records[: self.batches_made].tolist()
+        oldest = self.batches_made % self.keep_batches
+        return records[oldest:].tolist() + records[:oldest].tolist()
+
+    @property
+    def sizes(self) -> list[int]:
+        """The size of each kept batch, oldest first."""
+        return self._kept(self._sizes)
+
+    @property
+    def first_waits_us(self) -> list[int]:
+        """How long each kept batch's first request waited (enqueue -> taken), in µs."""
+        return self._kept(self._first_waits_us)
+
     def batches(self) -> dict:
-        """Every batch so far: its size and its first request's wait in microseconds."""
-        return {"size": list(self.sizes), "first_wait_us": list(self.first_waits_us)}
+        """The last `keep_batches` batches, oldest first (each one's size and its first
+        request's wait in µs), the totals since the start, and how many older batches' records
+        were dropped: 0 means `size` lists every batch made."""
+        size = self.sizes
+        return {
+            "size": size,
+            "first_wait_us": self.first_waits_us,
+            "batches_made": self.batches_made,
+            "rows_scored": self.rows_scored,
+            "records_dropped": self.batches_made - len(size),
+        }

@@ -150,7 +150,8 @@ class ServiceProcess:
         return self._get("/health")
 
     def batches(self) -> dict:
-        """Every batch the micro-batcher made: {"size": [...], "first_wait_us": [...]}."""
+        """The micro-batcher's batches: {"size": [...], "first_wait_us": [...], "batches_made":
+        n, "rows_scored": n, "records_dropped": n} (see lab.service, GET /batches)."""
         return self._get("/batches")
 
     def _get(self, path: str) -> dict:

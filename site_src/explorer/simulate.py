@@ -12,13 +12,13 @@ Checked against every measured Part B cell by `python -m generator.simulation`.
 The machine: one core shared by two processes, every cost in µs of that core.
   * The client (lab/openloop.py) wakes at each scheduled arrival (Poisson, seeded) and sends
     (`client_send_us`); it reads each answer (`client_receive_us`). Oldest first.
-  * The service is one uvloop event loop (lab/service.py). Each iteration runs the callbacks
+  * The service is one uvloop event loop (lab/service/app.py). Each iteration runs the callbacks
     that were ready when it began, then polls the sockets (each request the client has sent
     becomes a handler callback for the next iteration), then runs due timers. With nothing
     to do it sleeps in epoll until a request comes or its timer is due.
   * A handler costs `handler_before_us` (uvicorn, FastAPI, parse, feature lookup). Mode none:
     the same callback scores the row (`model_us` at 1 row) and answers (`answer_us`).
-  * Queue mode follows lab/batcher.py step by step: a submit sets the batcher's event when B
+  * Queue mode follows lab/service/batcher.py step by step: a submit sets the batcher's event when B
     rows wait or W = 0, else the first row arms a timer; the batcher callback takes up to B
     rows, calls the model once (`model_us` at that size, piecewise linear between measured
     sizes), plans the leftovers and yields (sleep(0)); each answer is its own callback.
@@ -256,7 +256,7 @@ def serve(arrivals: list, max_batch: int, max_wait_ms: float, costs: dict, seed:
     now, loop_ms = 0.0, int(phase_us // MS)
     asleep, wake = True, INFINITY  # the service sleeping in epoll, and its timeout
     owner, preempt_at = IDLE, INFINITY
-    timers = 0  # timers armed (W = 0 must leave this at zero, as in lab/batcher.py)
+    timers = 0  # timers armed (W = 0 must leave this at zero, as in lab/service/batcher.py)
     while True:
         client_ready = answers or (sent < count and arrivals[sent] <= now)
         service_ready = not asleep or read < sent or now >= wake

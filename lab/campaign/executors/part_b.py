@@ -41,6 +41,11 @@ def run_part_b(context: Context, run: dict, echo=None) -> RunResult:
             client_meta, columns = client_columns(context, arguments, timeout_s, run["run_id"])
         batches = proc.batches()
         load_after = load_snapshot(context.cpu)
+    if batches["records_dropped"]:  # the service keeps lab/service/batcher.py's KEEP_BATCHES
+        raise RunFailed(
+            f"the service kept only the last {len(batches['size']):,} of its "
+            f"{batches['batches_made']:,} batches: raise KEEP_BATCHES in lab/service/batcher.py"
+        )
     columns["batches_size"] = np.asarray(batches["size"], dtype="uint16")
     columns["batches_first_wait_us"] = np.asarray(batches["first_wait_us"], dtype="uint32")
     meta = {
