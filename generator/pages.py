@@ -165,7 +165,8 @@ def reference_lookup(path: Path | None):
 
 def context(results: dict, names: dict, reference: Path | None = None) -> dict:
     """What every template sees: the results, the figures' values, a cell lookup, the
-    campaign's names (quiet_rate, busy_rate, stages), setting_name and ref."""
+    campaign's names (quiet_rate, busy_rate, stages), setting_name, ref and the pictures
+    ({name: inline <svg>}, generator/drawings.py)."""
     figures = {name: entry["value"] for name, entry in results.get("figures", {}).items()}
 
     def cell(setting: str, rate_key: str) -> dict:
@@ -174,6 +175,8 @@ def context(results: dict, names: dict, reference: Path | None = None) -> dict:
         except KeyError as error:
             raise jinja2.UndefinedError(f"no Part B cell {setting!r} at {rate_key!r}") from error
 
+    from generator.drawings import all_pictures  # the drawings use this module's filters
+
     return {
         "results": results,
         "fig": figures,
@@ -181,6 +184,7 @@ def context(results: dict, names: dict, reference: Path | None = None) -> dict:
         "names": names,
         "setting_name": setting_name,
         "ref": reference_lookup(reference),
+        "pictures": all_pictures(results),
     }
 
 

@@ -1,0 +1,191 @@
+"""Small pieces for writing the site's SVG pictures by hand (generator/drawings.py uses them).
+
+A picture is drawn for any width: horizontal positions are percentages of the picture's
+width, vertical ones pixels, and text keeps its size, so the same SVG reads at 390 px and at
+1280 px. Colours are classes styled by the site's CSS with Material's variables
+(site_src/css/site.css, "pictures"), so both palettes work; a picture written as its own
+file carries the same rules with fallbacks (STANDALONE_STYLE). Run through
+`python -m generator build`.
+"""
+
+from html import escape
+
+# The classes the drawings use, with Material's variables and a fallback for a file opened
+# on its own. The site's CSS holds the same rules (without the fallbacks).
+STANDALONE_STYLE = """
+.pic {
+  font-family: sans-serif;
+  font-size: 12px;
+}
+.pic text {
+  fill: var(--md-default-fg-color,#222);
+}
+.pic .muted {
+  fill: var(--md-default-fg-color--light,#757575);
+}
+.pic .strong {
+  font-weight: 700;
+}
+.pic .mono {
+  font-family: monospace;
+}
+.pic .axis {
+  stroke: var(--md-default-fg-color--lighter,#aaa);
+  stroke-width: 1;
+}
+.pic .grid {
+  stroke: var(--md-default-fg-color--lightest,#eee);
+  stroke-width: 1;
+}
+.pic .link {
+  stroke: var(--md-default-fg-color--lighter,#aaa);
+  stroke-width: 1;
+}
+.pic .dot {
+  fill: var(--md-default-fg-color,#222);
+}
+.pic .hollow {
+  fill: var(--md-default-bg-color,#fff);
+  stroke: var(--md-default-fg-color,#222);
+  stroke-width: 1.5;
+}
+.pic .call {
+  fill: var(--md-typeset-a-color,#4051b5);
+}
+.pic .wait {
+  fill: var(--md-accent-fg-color,#ff6e42);
+  fill-opacity: .35;
+  stroke: var(--md-accent-fg-color,#ff6e42);
+}
+.pic .span {
+  stroke: var(--md-default-fg-color--light,#757575);
+  stroke-width: 3;
+  stroke-linecap: round;
+}
+.pic .hot {
+  stroke: var(--md-accent-fg-color,#ff6e42);
+}
+.pic text.hot {
+  fill: var(--md-accent-fg-color,#ff6e42);
+  stroke: none;
+}
+.pic .accent {
+  fill: var(--md-accent-fg-color,#ff6e42);
+}
+.pic .shade {
+  fill: var(--md-accent-fg-color,#ff6e42);
+  fill-opacity: .12;
+}
+.pic .box {
+  fill: var(--md-code-bg-color,#f5f5f5);
+  stroke: var(--md-default-fg-color--lighter,#aaa);
+}
+.pic .box.bad {
+  stroke: var(--md-accent-fg-color,#ff6e42);
+  stroke-width: 2;
+}
+.pic .seat {
+  fill: none;
+  stroke: var(--md-default-fg-color--lighter,#aaa);
+}
+.pic .seat.taken {
+  fill: var(--md-typeset-a-color,#4051b5);
+  stroke: none;
+}
+.pic .gap {
+  stroke: var(--md-default-bg-color,#fff);
+  stroke-width: 1.5;
+}
+.pic text.number {
+  fill: var(--md-default-bg-color,#fff);
+  font-weight: 700;
+}
+"""
+
+
+def pc(x: float) -> str:
+    """A horizontal position, a share of the width (0 … 1), as an SVG percentage."""
+    return f"{100 * x:.2f}%"
+
+
+def attrs(values: dict) -> str:
+    return "".join(
+        f' {key.rstrip("_").replace("_", "-")}="{escape(str(value))}"'
+        for key, value in values.items()
+        if value is not None
+    )
+
+
+def tag(name: str, content: str = "", **values) -> str:
+    """An element; `class_` for class, underscores in other names become hyphens."""
+    if not content:
+        return f"<{name}{attrs(values)}/>"
+    return f"<{name}{attrs(values)}>{content}</{name}>"
+
+
+def text(x, y, words: str, anchor: str = "start", **values) -> str:
+    """Text at (x share, y px); anchor start, middle or end."""
+    return tag("text", escape(words), x=pc(x), y=y, text_anchor=anchor, **values)
+
+
+def rect(x0: float, x1: float, y: float, height: float, **values) -> str:
+    """A rectangle from x0 to x1 (shares of the width), y px down, `height` px tall."""
+    left, right = min(x0, x1), max(x0, x1)
+    return tag("rect", x=pc(left), y=y, width=pc(right - left), height=height, **values)
+
+
+def line(x0: float, y0: float, x1: float, y1: float, **values) -> str:
+    return tag("line", x1=pc(x0), y1=y0, x2=pc(x1), y2=y1, **values)
+
+
+def circle(x: float, y: float, radius: float, **values) -> str:
+    return tag("circle", cx=pc(x), cy=y, r=radius, **values)
+
+
+class Scale:
+    """Data values onto shares of the width: `low` at `left`, `high` at `right`."""
+
+    def __init__(self, low: float, high: float, left: float = 0.03, right: float = 0.97):
+        self.low, self.high, self.left, self.right = low, high, left, right
+
+    def __call__(self, value: float) -> float:
+        share = (value - self.low) / (self.high - self.low)
+        return self.left + share * (self.right - self.left)
+
+
+def axis(scale: Scale, y: float, step: float, unit: str) -> str:
+    """A horizontal axis at y px with a tick and label every `step` (the last one says the
+    unit)."""
+    parts = [line(scale.left, y, scale.right, y, class_="axis")]
+    first = -(-scale.low // step) * step
+    ticks = []
+    value = first
+    while value <= scale.high + 1e-9:
+        ticks.append(value)
+        value += step
+    for index, value in enumerate(ticks):
+        x = scale(value)
+        label = f"{value:g}" + (f" {unit}" if index == len(ticks) - 1 else "")
+        parts.append(line(x, y, x, y + 4, class_="axis"))
+        parts.append(text(x, y + 16, label, "middle", class_="muted"))
+    return "".join(parts)
+
+
+def picture(name: str, title: str, desc: str, height: int, body: str, standalone=False) -> str:
+    """The whole <svg>: full width, `height` px, titled and described for screen readers.
+    Standalone (a file of its own): with the XML namespace and its own style rules."""
+    ids = f"picture-{name}-title picture-{name}-desc"
+    head = tag("title", escape(title), id=f"picture-{name}-title") + tag(
+        "desc", escape(desc), id=f"picture-{name}-desc"
+    )
+    style = tag("style", STANDALONE_STYLE.strip()) if standalone else ""
+    return tag(
+        "svg",
+        head + style + body,
+        xmlns="http://www.w3.org/2000/svg",
+        class_=f"pic pic-{name}",
+        width="100%",
+        height=height,
+        role="img",
+        aria_labelledby=ids,
+    )
