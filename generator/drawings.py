@@ -104,15 +104,15 @@ def bus(results: dict):
             )  # fmt: skip
         )
     top = 24 + rows * 20 + 16
-    body.append(text(0.01, top, f"… or when its first passenger has waited W = {ms(wait_ms)}."))
+    body.append(text(0.01, top, f"… or when its first passenger has waited W = {wait_ms:g} ms."))
     scale = Scale(0, rounded_up(max(wait_ms, waited) * 1.1, 1), 0.01, 0.97)
     body.append(rect(scale(0), scale(wait_ms), top + 10, 12, class_="wait"))
     body.append(rect(scale(wait_ms), scale(waited), top + 13, 6, class_="call"))
     body.append(axis(scale, top + 28, step_for(scale.high), "ms"))
-    note = f"A real batch of {name}: {taken} of {seats} seats taken, gone after {ms(waited)}" + (
-        " (full)" if taken == seats else " (the timer, not full)"
-    )
-    body.append(text(0.01, top + 66, note, class_="muted"))
+    why = "full" if taken == seats else "the timer ran out"
+    note = f"A real batch of {name}: {taken} of {seats} seats taken,"
+    body.append(text(0.01, top + 62, note, class_="muted"))
+    body.append(text(0.01, top + 78, f"gone after {ms(waited)} ({why}).", class_="muted"))
     desc = (
         f"A bus with {seats} seats leaves when every seat is taken or when its first passenger "
         f"has waited {ms(wait_ms)}. In a real batch of {name}, {taken} passengers boarded and "
@@ -121,7 +121,7 @@ def bus(results: dict):
     return (
         "The shuttle bus: full, or the first passenger has waited W",
         desc,
-        top + 74,
+        top + 86,
         "".join(body),
     )
 
@@ -129,9 +129,16 @@ def bus(results: dict):
 # --- Part B: the timeline and the clump --------------------------------------------------------
 
 
-def lane_title(name: str, lane: dict, requests: int) -> str:
+def heading(top: float, title: str, detail: str) -> str:
+    """A lane's two-line heading: its name, then what it shows (short enough for a phone)."""
+    return text(0.01, top + 14, title, class_="strong") + text(
+        0.01, top + 30, detail, class_="muted"
+    )
+
+
+def lane_detail(lane: dict, requests: int) -> str:
     return (
-        f"{name}: {lane['batches']} batches for {requests} requests, "
+        f"{lane['batches']} batches for {requests} requests, "
         f"median latency {ms(lane['latency_ms_p50'])}"
     )
 
@@ -152,7 +159,8 @@ def timeline(results: dict):
     body, top = [], 0
     for name in data["settings"]:
         lane = lanes[name]
-        body.append(text(0.01, top + 14, lane_title(name, lane, data["requests"]), class_="strong"))
+        body.append(heading(top, name, lane_detail(lane, data["requests"])))
+        top += 16
         first = 0
         for size, wait, (start, end) in zip(
             lane["batch_sizes"], lane["first_waits_ms"], lane["calls_ms"], strict=True
@@ -195,13 +203,10 @@ def clump(results: dict):
     scale = Scale(math.floor(min(arrivals) / step) * step, rounded_up(max(ends), step))
     body, top = [], 0
     for name, lane in answers.items():
-        title = (
-            f"{ROW_NAMES.get(name, name)}"
-            + (", the same arrivals" if name != NONE else "")
-            + f": the slowest here waited {ms(data['slowest_ms'][name])}"
-        )
+        title = ROW_NAMES.get(name, name) + (", the same arrivals" if name != NONE else "")
         rows = len(arrivals) * 12
-        body.append(text(0.01, top + 14, title, class_="strong"))
+        body.append(heading(top, title, f"the slowest here waited {ms(data['slowest_ms'][name])}"))
+        top += 16
         body.append(rect(scale(-data["window_ms"]), scale(0), top + 20, rows + 4, class_="shade"))
         for index, (arrived, answered) in enumerate(zip(arrivals, lane, strict=True)):
             y = top + 28 + index * 12
@@ -274,7 +279,7 @@ def slots(results: dict):
     kinds = example["record_kinds"]
     body = [
         text(0.02, 14, "records sent", class_="strong"),
-        text(0.56, 14, "slots returned, same order", class_="strong"),
+        text(0.56, 14, "slots returned", class_="strong"),
     ]
     for index, (record, slot, kind) in enumerate(zip(sent, got, kinds, strict=True)):
         y = 24 + index * 50
@@ -342,8 +347,9 @@ def flow_steps(results: dict) -> list[tuple[str, str]]:
         steps.append(("S: one core without batching", f"{len(s['runs'])} closed-loop runs, "
                       f"S = {num(s['S'])} answers/s"))  # fmt: skip
     if "part_b" in results:
-        runs = len(design["settings"]) * len(design["rate_multiples"]) * design["rounds"]
-        steps.append(("Part B: the batcher under traffic", f"up to {num(runs)} runs of "
+        runs = sum(len(c["rounds"]) for s in results["part_b"]["settings"].values()
+                   for c in s["rates"].values())  # fmt: skip
+        steps.append(("Part B: the batcher under traffic", f"{num(runs)} runs of "
                       f"{design['window_s']:g} s, a fresh service each"))  # fmt: skip
     if "part_c" in results:
         c = results["part_c"]

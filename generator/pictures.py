@@ -162,6 +162,8 @@ def timeline(found: dict, round_: int, window_s: float) -> dict | None:
         "run_ids": {name: meta["run_id"] for name, (meta, _) in runs.items()},
         "settings": [W0, W2],
         "start_ms": origin / 1000,
+        "stretch_ms": TIMELINE_US / 1000,
+        "typical_share": TYPICAL_SHARE,
         "requests": last - first,
         "arrivals_ms": [(int(a) - origin) / 1000 for a in arrival[first:last]],
         "lanes": lanes,

@@ -133,6 +133,8 @@ def timeline(runs: dict, round_: int, window_s: float) -> dict | None:
         "run_ids": {name: meta["run_id"] for name, (meta, _) in chosen.items()},
         "settings": [W0, W2],
         "start_ms": origin / 1000,
+        "stretch_ms": STRETCH_US / 1000,
+        "typical_share": TYPICAL_SHARE,
         "requests": last - first,
         "arrivals_ms": [(a - origin) / 1000 for a in arrivals[first:last]],
         "lanes": numbers,

@@ -155,19 +155,22 @@ class Scale:
 
 def axis(scale: Scale, y: float, step: float, unit: str) -> str:
     """A horizontal axis at y px with a tick and label every `step` (the last one says the
-    unit)."""
+    unit); labels at the ends are kept inside the picture."""
     parts = [line(scale.left, y, scale.right, y, class_="axis")]
+    count = int((scale.high - scale.low) / step + 1e-9) + 1
     first = -(-scale.low // step) * step
-    ticks = []
-    value = first
-    while value <= scale.high + 1e-9:
-        ticks.append(value)
-        value += step
+    ticks = [
+        first + index * step + 0.0
+        for index in range(count)
+        if first + index * step <= scale.high + 1e-9
+    ]
     for index, value in enumerate(ticks):
         x = scale(value)
-        label = f"{value:g}" + (f" {unit}" if index == len(ticks) - 1 else "")
+        last = index == len(ticks) - 1
+        label = f"{value:g}" + (f" {unit}" if last else "")
+        anchor = "end" if last else ("start" if index == 0 and x <= scale.left + 1e-9 else "middle")
         parts.append(line(x, y, x, y + 4, class_="axis"))
-        parts.append(text(x, y + 16, label, "middle", class_="muted"))
+        parts.append(text(x, y + 16, label, anchor, class_="muted"))
     return "".join(parts)
 
 
