@@ -335,23 +335,23 @@ def flow_steps(results: dict) -> list[tuple[str, str]]:
         ("The design, written first", f"{len(design['settings'])} settings × "
          f"{len(design['rate_multiples'])} rates × {design['rounds']} rounds, and the guesses")
     )  # fmt: skip
-    if "part_a" in results:
+    if results.get("part_a"):
         a = results["part_a"]
         steps.append(("Part A: the model alone", f"{a['runs']} runs × {len(a['sizes'])} sizes × "
                       f"{num(a['calls_per_size'])} timed calls"))  # fmt: skip
-    if "bits" in results:
+    if results.get("bits"):
         b = results["bits"]
         steps.append(("The bit check", f"{num(b['equal'])} of {num(b['scores'])} scores equal"))
-    if "saturation" in results:
+    if results.get("saturation"):
         s = results["saturation"]
         steps.append(("S: one core without batching", f"{len(s['runs'])} closed-loop runs, "
                       f"S = {num(s['S'])} answers/s"))  # fmt: skip
-    if "part_b" in results:
+    if results.get("part_b"):
         runs = sum(len(c["rounds"]) for s in results["part_b"]["settings"].values()
                    for c in s["rates"].values())  # fmt: skip
         steps.append(("Part B: the batcher under traffic", f"{num(runs)} runs of "
                       f"{design['window_s']:g} s, a fresh service each"))  # fmt: skip
-    if "part_c" in results:
+    if results.get("part_c"):
         c = results["part_c"]
         steps.append(("Part C: the batch route", f"{c['runs']} runs of {num(c['records'])} "
                       f"customers, {len(c['methods'])} methods"))  # fmt: skip
@@ -364,6 +364,8 @@ def flow_steps(results: dict) -> list[tuple[str, str]]:
 
 def flow(results: dict):
     """How the lab ran: numbered steps, each with this campaign's counts."""
+    if "campaign" not in results or "design" not in results:
+        return None
     steps = flow_steps(results)
     body = []
     for index, (title, detail) in enumerate(steps):
