@@ -2,17 +2,25 @@
 
 A picture is drawn for any width: horizontal positions are percentages of the picture's
 width, vertical ones pixels, and text keeps its size, so the same SVG reads at 390 px and at
-1280 px. Colours are classes styled by the site's CSS with Material's variables
-(site_src/css/site.css, "pictures"), so both palettes work; a picture written as its own
-file carries the same rules with fallbacks (STANDALONE_STYLE). Run through
+1280 px. Colours are classes styled with Material's variables (STANDALONE_STYLE, which the
+build also writes as the site's assets/css/pictures.css), so both palettes work; a picture
+written as its own file carries the same rules, with fallbacks. Run through
 `python -m generator build`.
 """
 
 from html import escape
 
 # The classes the drawings use, with Material's variables and a fallback for a file opened
-# on its own. The site's CSS holds the same rules (without the fallbacks).
+# on its own (the build writes these rules as assets/css/pictures.css for the site too). The
+# light palette's accent (deep orange, under 3:1 on white) gives way to a darker shade of it
+# so marks in it stay visible; the dark palette keeps its own accent.
 STANDALONE_STYLE = """
+.pic {
+  --pic-hot: var(--md-accent-fg-color, #d84315);
+}
+[data-md-color-scheme="default"] .pic {
+  --pic-hot: #d84315;
+}
 .pic {
   font-family: sans-serif;
   font-size: 12px;
@@ -53,9 +61,9 @@ STANDALONE_STYLE = """
   fill: var(--md-typeset-a-color,#4051b5);
 }
 .pic .wait {
-  fill: var(--md-accent-fg-color,#ff6e42);
+  fill: var(--pic-hot);
   fill-opacity: .35;
-  stroke: var(--md-accent-fg-color,#ff6e42);
+  stroke: var(--pic-hot);
 }
 .pic .span {
   stroke: var(--md-default-fg-color--light,#757575);
@@ -63,17 +71,17 @@ STANDALONE_STYLE = """
   stroke-linecap: round;
 }
 .pic .hot {
-  stroke: var(--md-accent-fg-color,#ff6e42);
+  stroke: var(--pic-hot);
 }
 .pic text.hot {
-  fill: var(--md-accent-fg-color,#ff6e42);
+  fill: var(--pic-hot);
   stroke: none;
 }
 .pic .accent {
-  fill: var(--md-accent-fg-color,#ff6e42);
+  fill: var(--pic-hot);
 }
 .pic .shade {
-  fill: var(--md-accent-fg-color,#ff6e42);
+  fill: var(--pic-hot);
   fill-opacity: .12;
 }
 .pic .box {
@@ -81,7 +89,7 @@ STANDALONE_STYLE = """
   stroke: var(--md-default-fg-color--lighter,#aaa);
 }
 .pic .box.bad {
-  stroke: var(--md-accent-fg-color,#ff6e42);
+  stroke: var(--pic-hot);
   stroke-width: 2;
 }
 .pic .seat {

@@ -145,9 +145,7 @@ def columns_of(per_request: list, batches: list) -> dict:
         ([3, 3], [3], None),  # a batch cut short
     ],
 )
-def test_batches_are_grouped_only_when_they_match_the_batchers_list(
-    per_request, batches, expected
-):
+def test_batches_are_grouped_only_when_they_match_the_batchers_list(per_request, batches, expected):
     columns = columns_of(per_request, batches)
     assert pictures.batch_sizes(columns) == expected
     assert report_pictures.groups(columns) == expected  # the report's own reading agrees
