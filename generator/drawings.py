@@ -333,7 +333,8 @@ def flow_steps(results: dict) -> list[tuple[str, str]]:
         ]  # fmt: skip
     steps.append(
         ("The design, written first", f"{len(design['settings'])} settings × "
-         f"{len(design['rate_multiples'])} rates × {design['rounds']} rounds, and the guesses")
+         f"{len(design['rate_multiples'])} rates × {design['rounds']} rounds"
+         + (f", {len(results['guesses'])} guesses" if results.get("guesses") else ""))
     )  # fmt: skip
     if results.get("part_a"):
         a = results["part_a"]
