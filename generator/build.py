@@ -1,23 +1,26 @@
-"""Build everything the site shows from one campaign: results.json, chart specs, pages and
-the site's static files.
+"""Build everything the site shows from one campaign: results.json, chart specs, pictures
+(docs/assets/pictures/*.svg, generator/drawings.py), pages and the site's static files.
 
 `build_site(raw_dir, campaign, out_dir, sources)` is the Python API (the MkDocs hook calls
 it with `site_sources(site_src)`); `python -m generator build` is the command. The campaign
 is judged by its own rules and guesses and named by its own names (its description). Every
 chart a page names must have a spec, or the build fails naming the page. Files are written
-only when their content changed, so `mkdocs serve` does not rebuild for nothing; chart specs
-and pages a previous build wrote and this one does not are removed (those folders are ours).
+only when their content changed, so `mkdocs serve` does not rebuild for nothing; chart
+specs, pictures and pages a previous build wrote and this one does not are removed (those
+folders are ours).
 """
 
 import re
 from dataclasses import dataclass
 from pathlib import Path
 
-from generator import charts, load, pages, results
+from generator import charts, drawings, load, pages, results, svg
 
 ROOT = Path(__file__).resolve().parent.parent
 RESULTS_PATH = Path("assets/data/results.json")
 CHARTS_DIR = Path("assets/charts")
+PICTURES_DIR = Path("assets/pictures")
+PICTURES_CSS = Path("assets/css/pictures.css")  # the pictures' colours, for inline SVGs
 CHART_MARK = re.compile(r'<div class="chart" data-chart="([^"]+)"')
 STATIC_SUFFIXES = {".js", ".mjs", ".css", ".py"}
 
@@ -88,6 +91,10 @@ def outputs(result: dict, sources: Sources, names: dict) -> dict[Path, bytes]:
     specs = charts.all_charts(result, names["quiet_rate"], names["busy_rate"])
     for name, spec in specs.items():
         files[CHARTS_DIR / f"{name}.json"] = results.to_json(results.rounded(spec)).encode()
+    for name, drawn in drawings.all_pictures(result, standalone=True).items():
+        files[PICTURES_DIR / f"{name}.svg"] = drawn.encode()
+    if sources.static:  # the site (not the fixture's pages alone) styles its inline pictures
+        files[PICTURES_CSS] = svg.STANDALONE_STYLE.lstrip().encode()
     page_files = pages.page_outputs(result, sources.pages, names, sources.reference)
     check_charts(page_files, set(specs))
     files.update({Path(relative): content for relative, content in page_files.items()})
@@ -96,8 +103,12 @@ def outputs(result: dict, sources: Sources, names: dict) -> dict[Path, bytes]:
 
 
 def remove_stale(out_dir: Path, keep: set) -> list[Path]:
-    """Chart specs and pages a previous build wrote that this one does not."""
-    found = sorted((out_dir / CHARTS_DIR).glob("*.json")) + sorted(out_dir.rglob("*.md"))
+    """Chart specs, pictures and pages a previous build wrote that this one does not."""
+    found = (
+        sorted((out_dir / CHARTS_DIR).glob("*.json"))
+        + sorted((out_dir / PICTURES_DIR).glob("*.svg"))
+        + sorted(out_dir.rglob("*.md"))
+    )
     stale = [path for path in found if path not in keep]
     for path in stale:
         path.unlink()

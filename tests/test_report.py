@@ -142,6 +142,36 @@ ALTERATIONS = {
         "guesses/1/high",
     ),
     "keeps-up share": (lambda r: r["design"], "keeps_up_share", lambda v: 0.9, "keeps_up_share"),
+    "first wait of batches that did not fill": (
+        lambda r: r["waits"]["by_setting"]["B=32 W=2"],
+        "overshoot_unfilled_us",
+        scale,
+        "waits/by_setting/B=32 W=2/overshoot_unfilled_us",
+    ),
+    "best setting's runner-up": (
+        lambda r: r["best"]["by_rate"]["0.5"],
+        "runner_up",
+        lambda v: "none" if v != "none" else "B=1 W=0",
+        "best/by_rate/0.5/runner_up",
+    ),
+    "Part C p99": (
+        lambda r: r["part_c"]["breakdown"]["batch"],
+        "round_trip_us_p99",
+        scale,
+        "part_c/breakdown/batch/round_trip_us_p99",
+    ),
+    "a picture's number": (
+        lambda r: r["pictures"]["clump_check"],
+        "all_mean",
+        lambda v: [x * 1.01 for x in v],
+        "pictures/clump_check/all_mean",
+    ),
+    "Part A oddity": (
+        lambda r: r["figures"]["part_a_runs_2_rows_below_1"],
+        "value",
+        lambda v: v + 1,
+        "figure part_a_runs_2_rows_below_1",
+    ),
     "Part C stages": (
         lambda r: r["part_c"]["breakdown"]["batch"],
         "stages",

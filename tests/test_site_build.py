@@ -37,6 +37,7 @@ NAV_PAGES = [
     "explorer/index.html",
     "guesses/index.html",
     "limits/index.html",
+    "takeaways/index.html",
     "run-it/index.html",
 ]
 

@@ -107,6 +107,7 @@ class Predictor:
         self.max_records = max_records
         self.batch_body_limit = max(1 << 20, max_records * BYTES_PER_RECORD)
 
+    # --8<-- [start:predict]
     async def predict(self, request: Request) -> Response:
         started = time.perf_counter()
         try:
@@ -136,6 +137,7 @@ class Predictor:
         )
         content = f'{{"customer_id":{customer_id},"probability":{probability!r}}}'
         return json_response(content.encode(), 200, timing)
+        # --8<-- [end:predict] (the site's handler page shows this method: generator/sources.py)
 
     def _model_failed(self, failed: ModelCallFailed, started: float, ready: float) -> Response:
         back = time.perf_counter()

@@ -181,6 +181,7 @@ class MicroBatcher:
 
     # -- the timer (W > 0 only) -------------------------------------------------------------
 
+    # --8<-- [start:timer]
     def _arm_timer(self, delay_s: float) -> None:
         self.timers_started += 1
         self._timer = self._loop.call_later(delay_s, self._timer_fired)
@@ -200,6 +201,7 @@ class MicroBatcher:
             self._arm_timer(remaining)
         else:
             self._go.set()
+        # --8<-- [end:timer] (the site's Part B page shows the timer: generator/sources.py)
 
     # -- the records --------------------------------------------------------------------------
 
