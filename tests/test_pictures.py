@@ -233,9 +233,9 @@ def test_the_standalone_files_carry_their_own_colours(published):
 @pytest.mark.parametrize(
     "name, path, words",
     [
-        ("predict", "lab/service.py", "async def predict("),
-        ("timer", "lab/batcher.py", "call_later"),
-        ("slots", "lab/batch_route.py", "def empty_slots("),
+        ("predict", "lab/service/app.py", "async def predict("),
+        ("timer", "lab/service/batcher.py", "call_later"),
+        ("slots", "lab/service/batch_route.py", "def empty_slots("),
     ],
 )
 def test_the_marked_code_regions_are_the_lab_files(name, path, words):
