@@ -80,6 +80,38 @@ def predict_requests(host: str, port: int, customer_ids) -> list[bytes]:
     return built
 
 
+# ---------------------------------------------------------------- one response, cut out of bytes
+
+
+def read_response(data: bytes) -> tuple[int, bytes, bytes] | None:
+    """(status, lower-cased Server-Timing value, body) of the one HTTP/1.1 response that
+    `data` holds, None while it is incomplete; BadResponse for bytes that are not one
+    response with a Content-Length, or that run beyond it (the clients never pipeline)."""
+    head_end = data.find(HEAD_END)
+    if head_end < 0:
+        return None
+    head = data[:head_end].lower()
+    at = head.find(CONTENT_LENGTH)
+    if at < 0 or not head.startswith(b"http/1."):
+        raise BadResponse(f"response without Content-Length or status line: {bytes(data[:200])!r}")
+    line_end = head.find(b"\r\n", at + len(CONTENT_LENGTH))
+    length = int(head[at + len(CONTENT_LENGTH) : line_end if line_end >= 0 else head_end])
+    total = head_end + 4 + length
+    if len(data) < total:
+        return None
+    if len(data) > total:
+        raise BadResponse(
+            f"{len(data) - total} bytes beyond the answer (the client never pipelines)"
+        )
+    at = head.find(SERVER_TIMING)
+    if at < 0:
+        timing = b""
+    else:
+        line_end = head.find(b"\r\n", at + len(SERVER_TIMING))
+        timing = head[at + len(SERVER_TIMING) : line_end if line_end >= 0 else head_end]
+    return int(data[9:12]), timing, data[head_end + 4 :]
+
+
 # ---------------------------------------------------------------- one kept-alive connection
 
 # on_response(connection, done_ns, status, server_timing_bytes, body_bytes)
@@ -134,45 +166,17 @@ class Connection(asyncio.Protocol):
                 )
             )
             return
-        head_end = data.find(HEAD_END)
-        if head_end < 0:
+        try:
+            answer = read_response(data)
+        except BadResponse as bad:
+            self._fail(BadResponse(f"{self._where()}: {bad}"))
+            return
+        if answer is None:
             self._keep_partial(data)
             return
-        head = data[:head_end].lower()
-        at = head.find(CONTENT_LENGTH)
-        if at < 0 or not head.startswith(b"http/1."):
-            self._fail(
-                BadResponse(
-                    f"{self._where()}: response without Content-Length "
-                    f"or status line: {bytes(data[:200])!r}"
-                )
-            )
-            return
-        line_end = head.find(b"\r\n", at + len(CONTENT_LENGTH))
-        total = (
-            head_end
-            + 4
-            + int(head[at + len(CONTENT_LENGTH) : line_end if line_end >= 0 else head_end])
-        )
-        if len(data) < total:
-            self.buffer = data
-            return
-        if len(data) > total:
-            self._fail(
-                BadResponse(
-                    f"{self._where()}: {len(data) - total} bytes beyond the "
-                    f"answer (the client never pipelines)"
-                )
-            )
-            return
-        at = head.find(SERVER_TIMING)
-        if at < 0:
-            timing = b""
-        else:
-            line_end = head.find(b"\r\n", at + len(SERVER_TIMING))
-            timing = head[at + len(SERVER_TIMING) : line_end if line_end >= 0 else head_end]
+        status, timing, body = answer
         self.busy = False
-        self.on_response(self, done_ns, int(data[9:12]), timing, data[head_end + 4 :])
+        self.on_response(self, done_ns, status, timing, body)
 
     def _keep_partial(self, data: bytes) -> None:
         if len(data) > MAX_HEAD_BYTES:
@@ -277,10 +281,10 @@ def raise_open_files_limit(wanted: int) -> None:
 _TIMING_ITEM = re.compile(rb'\s*([a-z0-9_-]+)\s*(?:;\s*(dur|desc)\s*=\s*"?([^",;]*)"?)?')
 
 
-def server_timing_moments(value: bytes) -> tuple[int, int, int, int]:
-    """(ready_us, queued_us, model_us, batch_size) from a lower-cased Server-Timing value
-    such as `ready;dur=0.051, queued;dur=0.000, model;dur=0.412, batch;desc="1"` (ms).
-    Missing entries are 0."""
+def server_timing_moments(value: bytes) -> tuple[int, int, int, int, int]:
+    """(ready_us, queued_us, model_us, batch_size, call_us) from a lower-cased Server-Timing
+    value such as `ready;dur=0.051, queued;dur=0.000, model;dur=0.412, call;dur=0.405,
+    batch;desc="1"` (ms). Missing entries are 0 (services before `call` existed send none)."""
     found = {}
     for item in value.split(b","):
         match = _TIMING_ITEM.match(item)
@@ -291,6 +295,7 @@ def server_timing_moments(value: bytes) -> tuple[int, int, int, int]:
         _ms_to_us(found.get(b"queued")),
         _ms_to_us(found.get(b"model")),
         int(found.get(b"batch", b"0") or 0),
+        _ms_to_us(found.get(b"call")),
     )
 
 
@@ -327,10 +332,11 @@ class Ticker:
 
     On Linux a timerfd (nanosecond resolution, CLOCK_MONOTONIC like `time.monotonic_ns`)
     watched by the event loop; elsewhere the loop's own timer (millisecond resolution).
+    Arming again moves the deadline; `disarm` cancels it.
     """
 
-    def __init__(self, callback: Callable[[], None]):
-        self.loop = asyncio.get_running_loop()
+    def __init__(self, callback: Callable[[], None], loop=None):
+        self.loop = loop or asyncio.get_running_loop()
         self.callback = callback
         self.handle = None
         self.fd = -1
@@ -348,23 +354,31 @@ class Ticker:
     def arm(self, deadline_ns: int) -> None:
         if self.fd >= 0:
             # it_value 0 would disarm the timer, so a deadline in the past becomes 1 ns.
-            deadline_ns = max(deadline_ns, 1)
-            self.spec.it_value.tv_sec, self.spec.it_value.tv_nsec = divmod(
-                deadline_ns, 1_000_000_000
-            )
-            if self._settime(self.fd, TFD_TIMER_ABSTIME, ctypes.byref(self.spec), None) != 0:
-                raise OSError(ctypes.get_errno(), "timerfd_settime failed")
+            self._set(max(deadline_ns, 1))
         else:
             if self.handle is not None:
                 self.handle.cancel()
             delay_s = max(deadline_ns - time.monotonic_ns(), 0) / 1e9
             self.handle = self.loop.call_later(delay_s, self.callback)
 
+    def disarm(self) -> None:
+        """No callback until armed again (an expiry not yet read is dropped too)."""
+        if self.fd >= 0:
+            self._set(0)
+        elif self.handle is not None:
+            self.handle.cancel()
+            self.handle = None
+
+    def _set(self, deadline_ns: int) -> None:
+        self.spec.it_value.tv_sec, self.spec.it_value.tv_nsec = divmod(deadline_ns, 1_000_000_000)
+        if self._settime(self.fd, TFD_TIMER_ABSTIME, ctypes.byref(self.spec), None) != 0:
+            raise OSError(ctypes.get_errno(), "timerfd_settime failed")
+
     def _fired(self) -> None:
         try:
             os.read(self.fd, 8)
         except BlockingIOError:
-            return  # re-armed before this wake-up was read: nothing due
+            return  # re-armed or disarmed before this wake-up was read: nothing due
         self.callback()
 
     def close(self) -> None:
@@ -374,6 +388,37 @@ class Ticker:
             self.fd = -1
         if self.handle is not None:
             self.handle.cancel()
+
+
+class Sleeper:
+    """Sleeps until an absolute `time.monotonic_ns()` deadline, for a client with no event
+    loop: a blocking read of a Linux timerfd (no timer slack: it wakes within microseconds),
+    elsewhere `time.sleep`."""
+
+    def __init__(self):
+        self.fd = -1
+        timerfd = _libc_timerfd()
+        if timerfd is not None:
+            create, self._settime = timerfd
+            self.fd = create(CLOCK_MONOTONIC, TFD_CLOEXEC)
+        self.spec = _Itimerspec()
+        self.kind = "timerfd" if self.fd >= 0 else "sleep"
+
+    def sleep_until(self, deadline_ns: int) -> None:
+        if self.fd < 0:
+            time.sleep(max(deadline_ns - time.monotonic_ns(), 0) / 1e9)
+            return
+        self.spec.it_value.tv_sec, self.spec.it_value.tv_nsec = divmod(
+            max(deadline_ns, 1), 1_000_000_000
+        )
+        if self._settime(self.fd, TFD_TIMER_ABSTIME, ctypes.byref(self.spec), None) != 0:
+            raise OSError(ctypes.get_errno(), "timerfd_settime failed")
+        os.read(self.fd, 8)  # a deadline already past returns at once
+
+    def close(self) -> None:
+        if self.fd >= 0:
+            os.close(self.fd)
+            self.fd = -1
 
 
 def run_client(command: str, measure: Callable, out, meta: dict, summary: Callable) -> int:

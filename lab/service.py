@@ -7,7 +7,8 @@ Routes
   GET  /health          {"status": "ok", "batcher": …, "max_batch": …, "max_wait_ms": …}
   POST /predict         {"customer_id": 123} -> {"customer_id": 123, "probability": p}
                         404 unknown customer, 422 malformed body, 413 body too large;
-                        Server-Timing: ready, queued, model durations and the batch size
+                        Server-Timing: ready, queued, model, call durations and the
+                        batch size (lab.server_timing says what each one covers)
   POST /predict_batch   {"records": [{"customer_id": …}, …]} -> {"predictions": [slot, …]},
                         dense and aligned (see lab.batch_route); Server-Timing: parse,
                         validate, lookup, model, serialize
@@ -122,19 +123,22 @@ class Predictor:
         ready = time.perf_counter()
         if self.batcher is None:
             try:
-                probability, model_started, size = float(self.score_rows(row)[0]), ready, 1
+                probability = float(self.score_rows(row)[0])
             except Exception as error:  # the model failed: a 500 that says why
                 reason = f"{type(error).__name__}: {error}"
-                return self._model_failed(ModelCallFailed(reason, ready, 1), started, ready)
+                failed = ModelCallFailed(reason, ready, 1, time.perf_counter())
+                return self._model_failed(failed, started, ready)
+            model_started, size, model_done = ready, 1, time.perf_counter()
         else:
             try:
-                probability, model_started, size = await self.batcher.submit(row)
+                probability, model_started, size, model_done = await self.batcher.submit(row)
             except ModelCallFailed as failed:
                 return self._model_failed(failed, started, ready)
         back = time.perf_counter()
         timing = format_server_timing(
-            ready - started, model_started - ready, back - model_started, size
-        )
+            ready - started, model_started - ready, back - model_started, size,
+            model_done - model_started,
+        )  # fmt: skip
         content = f'{{"customer_id":{customer_id},"probability":{probability!r}}}'
         return json_response(content.encode(), 200, timing)
 
@@ -142,7 +146,7 @@ class Predictor:
         back = time.perf_counter()
         timing = format_server_timing(
             ready - started, failed.model_started - ready, back - failed.model_started,
-            failed.batch_size,
+            failed.batch_size, failed.model_done - failed.model_started,
         )  # fmt: skip
         message = f"the model call for this request's batch failed: {failed.reason}"
         return json_response(error_body(message), 500, timing)
