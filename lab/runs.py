@@ -169,10 +169,14 @@ def run_saturation(context: Context, run: dict, echo=None) -> RunResult:
 
 
 def run_part_b(context: Context, run: dict, echo=None) -> RunResult:
+    from lab import expected
     from lab.arrivals import arrival_seed
 
     if not context.saturation_s:
         raise RunFailed("S is not measured yet: the saturation runs must finish first")
+    # The client checks every answer against these single-row scores; made once (about 10 s,
+    # on the runner's core) so no client computes them on the measurement core.
+    expected.ensure()
     arrival_rate = run["rate_multiple"] * context.saturation_s
     seed = arrival_seed(context.campaign, run["round"], run["rate_multiple"])
     with service(context, run["setting"]) as proc:
@@ -195,6 +199,9 @@ def run_part_b(context: Context, run: dict, echo=None) -> RunResult:
             client_meta, columns = client_columns(context, arguments, timeout_s, run["run_id"])
         batches = proc.batches()
         load_after = machine.load_snapshot(context.cpu)
+    # The model call alone stays in the client's own file: one more per-request column would
+    # take a full campaign past 40 MiB (the per-request `model_us` holds it and the way back).
+    columns.pop("call_us", None)
     columns["batches_size"] = np.asarray(batches["size"], dtype="uint16")
     columns["batches_first_wait_us"] = np.asarray(batches["first_wait_us"], dtype="uint32")
     meta = {

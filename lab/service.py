@@ -19,6 +19,7 @@ micro-batcher (lab.batcher) with the cap B and the wait W. Every score comes fro
 `lab.scoring.score`, so answers equal the single-row score to the bit.
 """
 
+import contextlib
 import gc
 import json
 import sys
@@ -29,6 +30,7 @@ from functools import partial
 from pathlib import Path
 from typing import Annotated
 
+import numpy as np
 from fastapi import Depends, FastAPI, Request
 from fastapi.responses import Response
 
@@ -43,6 +45,7 @@ from lab.batch_route import (
     parse_json,
 )
 from lab.batcher import MicroBatcher, ModelCallFailed
+from lab.feature_names import FEATURES
 from lab.scoring import score
 from lab.server_timing import format_durations, format_server_timing
 from lab.store import FeatureStore
@@ -259,6 +262,14 @@ def status_openapi(schema: dict) -> dict:
     return {"responses": {200: json_body(schema, "OK")}}
 
 
+def warm_up(model) -> None:
+    """Score one row before serving: a process's first model call pays one-off costs (tens of
+    milliseconds: scikit-learn's input check looks for dataframe plugins in every installed
+    package's metadata), which would otherwise land on the first measured request."""
+    with contextlib.suppress(Exception):  # a model that fails is reported per request
+        score(model, np.zeros((1, len(FEATURES))))
+
+
 def create_app(
     batcher: str = "none",
     max_batch: int = 0,
@@ -273,6 +284,7 @@ def create_app(
         raise ValueError(f"max_records must be 0 or more, got {max_records}")
     model = artifacts.load_model() if model is None else model
     store_path = artifacts.store_path() if store_path is None else store_path
+    warm_up(model)
     micro = (
         MicroBatcher(partial(score, model), max_batch, max_wait_ms) if batcher == "queue" else None
     )
