@@ -13,9 +13,8 @@ one call, and each request gets its own score. A batch leaves (BRIEF §2):
   precise one-shot timer (a Linux timerfd: the event loop's own timers round to whole
   milliseconds); never earlier.
 
-There is no batcher task and no event: a batch is a plain call on the loop's thread. Rows
-left over after a batch (more than B were waiting) form the next batch, which leaves by the
-same rules one loop pass later, after the answers of the batch before have gone out.
+There is no batcher task and no event: a batch is a plain call on the loop's thread, and
+since a batch leaves the moment it is full, no more than B rows ever wait.
 
 Per batch it records the size and how long the batch's first request waited, enqueue to the
 moment the batcher took the rows; each answer carries when its model call started and ended.
@@ -100,6 +99,7 @@ class MicroBatcher:
         self.timers_started = 0  # W = 0 must leave this at zero
         self._loop: asyncio.AbstractEventLoop | None = None
         self._timer = None  # made on start, only when W > 0
+        self.timer_kind: str | None = None  # 'timerfd' or 'loop' once started with W > 0
         self._timer_armed = False
         self._leave_soon = False  # a batch is due at the loop's next callback
 
@@ -134,9 +134,11 @@ class MicroBatcher:
         self._loop = loop or asyncio.get_running_loop()
         if self.max_wait_s > 0:
             self._timer = self.make_timer(self._timer_fired, self.clock, self._loop)
+            self.timer_kind = getattr(self._timer, "kind", "given")
 
     async def stop(self) -> None:
         """Cancel every request still waiting and release the timer."""
+        self._leave_soon = False
         if self._timer is not None:
             self._timer.close()
             self._timer = None
@@ -145,39 +147,27 @@ class MicroBatcher:
             future.cancel()
         self.pending.clear()
 
-    @property
-    def timer_kind(self) -> str | None:
-        """'timerfd' or 'loop' (W > 0 once started), None with W = 0."""
-        return getattr(self._timer, "kind", None)
-
     # -- when a batch leaves ----------------------------------------------------------------
 
     def _leave_at_next_callback(self) -> None:
         if not self._leave_soon:
             self._leave_soon = True
-            self._loop.call_soon(self._leave_if_due)
+            self._loop.call_soon(self._next_callback)
 
-    def _leave_if_due(self) -> None:
+    def _next_callback(self) -> None:  # W = 0: what gathered while the model was busy goes
         self._leave_soon = False
-        if self._drop_gone() == 0:
-            return
-        if self.max_wait_s == 0 or self._full_or_waited_w():
+        if self._drop_gone():
             self._leave()
-        else:  # a full batch left inside a handler meanwhile: the next one waits its own W
-            self._arm_timer(self.pending[0][2] + self.max_wait_s)
 
-    def _timer_fired(self) -> None:
+    def _timer_fired(self) -> None:  # W > 0: the first waiting row's W has passed
         self._timer_armed = False
         if self._drop_gone() == 0:
             return
-        if self._full_or_waited_w():
+        deadline = self.pending[0][2] + self.max_wait_s
+        if self.clock() >= deadline:
             self._leave()
-        else:  # a loop timer may fire a hair early: never send before W
-            self._arm_timer(self.pending[0][2] + self.max_wait_s)
-
-    def _full_or_waited_w(self) -> bool:
-        pending = self.pending
-        return len(pending) >= self.max_batch or self.clock() >= pending[0][2] + self.max_wait_s
+        else:  # its first row went away, or a loop timer fired a hair early: never before W
+            self._arm_timer(deadline)
 
     def _drop_gone(self) -> int:
         """Forget rows whose client went away (their future was cancelled); rows left."""
@@ -187,18 +177,13 @@ class MicroBatcher:
         return len(pending)
 
     def _leave(self) -> None:
-        """The batch leaves: score up to B rows from the front, then plan the next batch."""
+        """The batch leaves with every row waiting: a batch leaves as soon as it is full, so
+        there are never more than B."""
         if self._timer_armed:
             self._timer.disarm()
             self._timer_armed = False
-        taken = self.pending[: self.max_batch]
-        del self.pending[: self.max_batch]
+        taken, self.pending = self.pending, []
         self._score(taken, self.clock())
-        if self.pending:
-            if self.max_wait_s == 0 or self._full_or_waited_w():
-                self._leave_at_next_callback()  # after this batch's answers have gone out
-            else:
-                self._arm_timer(self.pending[0][2] + self.max_wait_s)
 
     def _score(self, taken: list, taken_at: float) -> None:
         size = len(taken)
