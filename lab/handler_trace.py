@@ -62,6 +62,7 @@ def one_run(version: Machinery, setting: dict, rate: float, window_s: float, see
         try:
             span = schedtrace.request_span(recorder.events(), service.pid)
             counted = schedtrace.count_events(span, service.pid, client.pid)
+            counted["lost_events"] = recorder.lost_events()
         finally:
             recorder.remove()
     stats = meta["stats"]

@@ -36,6 +36,7 @@ EVENTS = (
     "syscalls:sys_enter_sendto",
 )
 TIMER_READ_BYTES = 8  # a timerfd or eventfd read; anything longer on a socket is a message
+MMAP_PAGES = 4096  # perf's buffer per core (16 MiB), so a busy second loses no event
 _LINE = re.compile(r"^\s*(\d+)\s+([\d.]+):\s+(\S+):\s?(.*)$")
 _FD = re.compile(r"fd: (0x[0-9a-f]+)")
 _COUNT = re.compile(r"count: (0x[0-9a-f]+)")
@@ -102,7 +103,8 @@ class Recorder:
 
     def __enter__(self) -> "Recorder":
         pin = ["taskset", "-c", ",".join(map(str, sorted(self.perf_cpus)))]
-        command = [*pin, "perf", "record", "-q", "-o", str(self.data), "-C", str(self.cpu)]
+        command = [*pin, "perf", "record", "-q", "-o", str(self.data), "-C", str(self.cpu),
+                   "-m", str(MMAP_PAGES)]  # fmt: skip
         command += ["-e", ",".join(EVENTS)]
         self.process = subprocess.Popen(command, stderr=subprocess.PIPE, text=True)
         return self
@@ -121,6 +123,14 @@ class Recorder:
             check=True,
         )
         return parse_script(done.stdout)
+
+    def lost_events(self) -> int:
+        """Events perf could not keep (its buffer overflowed): 0 for a complete trace."""
+        done = subprocess.run(
+            ["perf", "report", "-i", str(self.data), "--stats"], capture_output=True, text=True
+        )
+        found = re.search(r"LOST events:\s+(\d+)", done.stdout)
+        return int(found.group(1)) if found else 0
 
     def remove(self) -> None:
         shutil.rmtree(self.folder, ignore_errors=True)
