@@ -2,7 +2,7 @@
 service, traced on the shared core, for the old machinery (a past commit) and this one.
 
     python -m lab.handler_trace [--cpu 1] [--rounds 3] [--window-s 4] [--old 903928e]
-                                [--saturation S] [--out data/bench/handler_trace.json]
+                                [--saturation S] [--nice N] [--out data/bench/handler_trace.json]
 
 Each round runs every version × setting once, in an order that alternates between rounds, on
 the round's arrivals (the same for all of them): a fresh service pinned to the measurement
@@ -15,7 +15,8 @@ switches on the core and who caused them; loop iterations and switches between a
 read and its answer; answers that overtook a request read earlier (served out of order).
 
 Counts matter more than times here: the machine this runs on may be shared, so each run also
-records the load before and after it and the share of the core other processes took. S
+records the load before and after it and the share of the core other processes took; on a
+busy machine --nice -10 (as root) gives the service and the client most of the core. S
 defaults to the published campaign's (so the rates are those of its Part B). Needs `perf`
 (Debian: linux-perf) and root (or perf_event_paranoid ≤ 1). About 3 minutes with the
 defaults. The findings (medians over rounds) are what the handler page will show.
@@ -34,7 +35,7 @@ import numpy as np
 from lab import machine, schedtrace
 from lab.arrivals import arrival_seed
 from lab.paths import DATA
-from lab.sidebyside import Machinery, campaign_saturation, latency_percentiles_us
+from lab.sidebyside import NICE_HELP, Machinery, campaign_saturation, latency_percentiles_us
 
 OUT = DATA / "bench" / "handler_trace.json"
 CAMPAIGN = "full-20261129"
@@ -169,6 +170,7 @@ def main(argv=None) -> int:
     parser.add_argument("--window-s", type=float, default=4.0)
     parser.add_argument("--old", default=OLD_COMMIT, help="the commit of the old machinery")
     parser.add_argument("--saturation", type=float, default=None, help="S (default: campaign's)")
+    parser.add_argument("--nice", type=int, default=0, help=NICE_HELP)
     parser.add_argument("--out", type=Path, default=OUT)
     args = parser.parse_args(argv)
     why_not = schedtrace.perf_available()
@@ -179,7 +181,10 @@ def main(argv=None) -> int:
     rate = RATE_MULTIPLE * saturation
     perf_cpus = (set(range(os.cpu_count() or 1)) - {args.cpu}) or {args.cpu}
     runs = []
-    with Machinery("old", commit=args.old) as old, Machinery("new") as new:
+    with (
+        Machinery("old", commit=args.old, nice=args.nice) as old,
+        Machinery("new", nice=args.nice) as new,
+    ):
         versions = [old, new]
         for round_index in range(args.rounds):
             seed = arrival_seed("handler-trace", round_index, RATE_MULTIPLE)
@@ -205,6 +210,7 @@ def main(argv=None) -> int:
         "arrival_rate": rate,
         "window_s": args.window_s,
         "rounds": args.rounds,
+        "nice": args.nice,
         "summary": summarize(runs),
         "runs": runs,
     }

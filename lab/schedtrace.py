@@ -19,6 +19,7 @@ import shutil
 import signal
 import subprocess
 import tempfile
+import time
 from collections import Counter
 from dataclasses import dataclass
 from pathlib import Path
@@ -37,6 +38,7 @@ EVENTS = (
 )
 TIMER_READ_BYTES = 8  # a timerfd or eventfd read; anything longer on a socket is a message
 MMAP_PAGES = 4096  # perf's buffer per core (16 MiB), so a busy second loses no event
+START_S = 0.5  # perf's own start-up, before the recorded block begins
 _LINE = re.compile(r"^\s*(\d+)\s+([\d.]+):\s+(\S+):\s?(.*)$")
 _FD = re.compile(r"fd: (0x[0-9a-f]+)")
 _COUNT = re.compile(r"count: (0x[0-9a-f]+)")
@@ -103,10 +105,14 @@ class Recorder:
 
     def __enter__(self) -> "Recorder":
         pin = ["taskset", "-c", ",".join(map(str, sorted(self.perf_cpus)))]
-        command = [*pin, "perf", "record", "-q", "-o", str(self.data), "-C", str(self.cpu),
-                   "-m", str(MMAP_PAGES)]  # fmt: skip
-        command += ["-e", ",".join(EVENTS)]
+        # --synth=no: listing every process's memory maps first takes seconds on a busy
+        # machine, and a stop during it loses every event.
+        command = [*pin, "perf", "record", "-q", "--synth=no", "-o", str(self.data),
+                   "-C", str(self.cpu), "-m", str(MMAP_PAGES), "-e", ",".join(EVENTS)]  # fmt: skip
         self.process = subprocess.Popen(command, stderr=subprocess.PIPE, text=True)
+        time.sleep(START_S)
+        if self.process.poll() is not None:
+            raise RuntimeError(f"perf record stopped: {self.process.stderr.read()[-300:]}")
         return self
 
     def __exit__(self, *exc) -> None:

@@ -12,6 +12,7 @@ Every process is pinned to the given core with one thread, as the campaign runne
 Used by lab/handler_trace.py and lab/bench_batcher.py.
 """
 
+import os
 import shutil
 import subprocess
 import tempfile
@@ -22,11 +23,19 @@ from lab import machine, paths
 from lab.rawformat import codec
 from lab.serviceproc import ServiceProcess
 
+NICE_HELP = (
+    "niceness of the measured service and client (e.g. -10, as root) to shield them from "
+    "other work on a shared machine; 0 (default) on a quiet one"
+)
+
 
 class Machinery:
-    def __init__(self, label: str, commit: str | None = None):
+    def __init__(self, label: str, commit: str | None = None, nice: int = 0):
+        """`nice`: the niceness given to its services and clients (below 0 needs root), to
+        shield both from other tenants of a shared machine; 0 leaves them as they start."""
         self.label = label
         self.commit = commit
+        self.nice = nice
         self.folder: Path | None = None
         if commit is None:
             self.root = paths.REPO
@@ -43,20 +52,33 @@ class Machinery:
         self.env = {"LAB_HOME": str(paths.lab_home()), "LAB_GIT_COMMIT": self.git_commit}
 
     def service(self, setting: dict, cpu: int | None) -> ServiceProcess:
-        return ServiceProcess(
+        machinery = self
+
+        class Service(ServiceProcess):
+            def _launch(self) -> None:
+                super()._launch()
+                machinery.renice(self.pid)
+
+        return Service(
             setting["batcher"], setting.get("max_batch", 0), setting.get("max_wait_ms", 0.0),
             cpu=cpu, extra_env=self.env, cwd=self.root,
         )  # fmt: skip
+
+    def renice(self, pid: int) -> None:
+        if self.nice:
+            os.setpriority(os.PRIO_PROCESS, pid, self.nice)
 
     def start_client(self, command: str, arguments: list[str], cpu: int | None, out: Path):
         """`python -m lab COMMAND ARGUMENTS --out OUT`, pinned, started (not waited for)."""
         full = machine.pin_command(
             cpu, [machine.python(), "-m", "lab", command, *arguments, "--out", str(out)]
         )
-        return subprocess.Popen(
+        process = subprocess.Popen(
             full, cwd=self.root, env=machine.single_thread_env(self.env),
             stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
         )  # fmt: skip
+        self.renice(process.pid)
+        return process
 
     def finish_client(self, process, out: Path, timeout_s: float) -> tuple[dict, dict]:
         try:
