@@ -1,9 +1,9 @@
 """Side by side, the old machinery (a past commit) and this one: service, micro-batcher and
 load clients, interleaved on the same core and the same arrivals. A benchmark, not a test.
 
-    python -m lab.bench_batcher [--cpu 1] [--pairs 5] [--window-s 8] [--old 903928e]
-                                [--saturation S] [--probe MODULE:FUNCTION] [--nice N]
-                                [--out data/bench/batcher.json]
+    [setsid -w] python -m lab.bench_batcher [--cpu 1] [--pairs 5] [--window-s 8]
+        [--old 903928e] [--saturation S] [--probe MODULE:FUNCTION] [--nice N]
+        [--out data/bench/batcher.json]
 
 Each pair makes every measurement once with each version (which version goes first
 alternates from pair to pair), each on a fresh service pinned to the measurement core with
@@ -27,9 +27,10 @@ A speed probe (issue 13: a short fixed workload timed on the measurement core) c
 in with --probe MODULE:FUNCTION (or `probe=` in `run_bench`): a callable taking the core and
 returning a dict, called right before and right after every run; its results are kept with
 the run. Every run also records the machine's load before and after it and the share of the
-core other processes took while it ran (--nice -10, as root, shields both versions alike
-from other work on a shared machine). A run with windows shorter than 8 s or fewer than
-five pairs is marked `"smoke": true`: it shows the bench works, not what the numbers are.
+core other processes took while it ran (`setsid -w … --nice -10`, as root, shields both
+versions alike from other work on a shared machine: lab.sidebyside.shield). A run with
+windows shorter than 8 s or fewer than five pairs is marked `"smoke": true`: it shows the
+bench works, not what the numbers are.
 
 About 40 minutes with the defaults (5 pairs × 2 versions × 12 runs of ~10-20 s each).
 """
@@ -49,7 +50,7 @@ from lab import machine
 from lab.arrivals import arrival_seed
 from lab.design import KEEPS_UP_SHARE
 from lab.paths import DATA
-from lab.sidebyside import NICE_HELP, Machinery, campaign_saturation, latency_percentiles_us
+from lab.sidebyside import NICE_HELP, Machinery, campaign_saturation, latency_percentiles_us, shield
 
 OUT = DATA / "bench" / "batcher.json"
 CAMPAIGN = "full-20261129"
@@ -298,11 +299,12 @@ def load_probe(spec: str | None) -> Callable | None:
 def run_bench(cpu=1, pairs=5, window_s=8.0, old=OLD_COMMIT, saturation=None, drain_s=30.0,
               probe=None, nice=0) -> dict:  # fmt: skip
     """Run the pairs and return what batcher.json holds."""
+    shielded = shield(nice)
     saturation = saturation or campaign_saturation(CAMPAIGN)
     bench = Bench(cpu, window_s, saturation, drain_s, probe)
     with (
-        Machinery("old", commit=old, nice=nice) as old_version,
-        Machinery("new", nice=nice) as new_version,
+        Machinery("old", commit=old) as old_version,
+        Machinery("new") as new_version,
     ):
         for index in range(pairs):
             print(f"pair {index + 1} of {pairs}", flush=True)
@@ -320,6 +322,7 @@ def run_bench(cpu=1, pairs=5, window_s=8.0, old=OLD_COMMIT, saturation=None, dra
         "drain_s": drain_s,
         "saturation_S_reference": saturation,
         "nice": nice,
+        "shielded": shielded,
         "probe": getattr(probe, "__name__", None),
         "noise": "every run records load_before/load_after and core_watch.others_share; on a "
         "shared machine compare versions within a pair, not across pairs",

@@ -1,8 +1,9 @@
 """Where an answer's time goes at half load: `none` and queue B=1 at 0.5 × S on the real
 service, traced on the shared core, for the old machinery (a past commit) and this one.
 
-    python -m lab.handler_trace [--cpu 1] [--rounds 3] [--window-s 4] [--old 903928e]
-                                [--saturation S] [--nice N] [--out data/bench/handler_trace.json]
+    [setsid -w] python -m lab.handler_trace [--cpu 1] [--rounds 3] [--window-s 4]
+        [--rate-multiple 0.5] [--old 903928e] [--saturation S] [--nice N]
+        [--out data/bench/handler_trace.json]
 
 Each round runs every version × setting once, in an order that alternates between rounds, on
 the round's arrivals (the same for all of them): a fresh service pinned to the measurement
@@ -16,7 +17,8 @@ read and its answer; answers that overtook a request read earlier (served out of
 
 Counts matter more than times here: the machine this runs on may be shared, so each run also
 records the load before and after it and the share of the core other processes took; on a
-busy machine --nice -10 (as root) gives the service and the client most of the core. S
+busy machine `setsid -w … --nice -10` (as root) gives this run's processes most of the core
+(lab.sidebyside.shield). S
 defaults to the published campaign's (so the rates are those of its Part B). Needs `perf`
 (Debian: linux-perf) and root (or perf_event_paranoid ≤ 1). About 3 minutes with the
 defaults. The findings (medians over rounds) are what the handler page will show.
@@ -35,7 +37,7 @@ import numpy as np
 from lab import machine, schedtrace
 from lab.arrivals import arrival_seed
 from lab.paths import DATA
-from lab.sidebyside import NICE_HELP, Machinery, campaign_saturation, latency_percentiles_us
+from lab.sidebyside import NICE_HELP, Machinery, campaign_saturation, latency_percentiles_us, shield
 
 OUT = DATA / "bench" / "handler_trace.json"
 CAMPAIGN = "full-20261129"
@@ -168,6 +170,7 @@ def main(argv=None) -> int:
     parser.add_argument("--cpu", type=int, default=1)
     parser.add_argument("--rounds", type=int, default=3)
     parser.add_argument("--window-s", type=float, default=4.0)
+    parser.add_argument("--rate-multiple", type=float, default=RATE_MULTIPLE, help="× S")
     parser.add_argument("--old", default=OLD_COMMIT, help="the commit of the old machinery")
     parser.add_argument("--saturation", type=float, default=None, help="S (default: campaign's)")
     parser.add_argument("--nice", type=int, default=0, help=NICE_HELP)
@@ -177,17 +180,18 @@ def main(argv=None) -> int:
     if why_not:
         print(f"lab.handler_trace: {why_not}", file=sys.stderr)
         return 2
+    shielded = shield(args.nice)
     saturation = args.saturation or campaign_saturation(CAMPAIGN)
-    rate = RATE_MULTIPLE * saturation
+    rate = args.rate_multiple * saturation
     perf_cpus = (set(range(os.cpu_count() or 1)) - {args.cpu}) or {args.cpu}
     runs = []
     with (
-        Machinery("old", commit=args.old, nice=args.nice) as old,
-        Machinery("new", nice=args.nice) as new,
+        Machinery("old", commit=args.old) as old,
+        Machinery("new") as new,
     ):
         versions = [old, new]
         for round_index in range(args.rounds):
-            seed = arrival_seed("handler-trace", round_index, RATE_MULTIPLE)
+            seed = arrival_seed("handler-trace", round_index, args.rate_multiple)
             order = [(v, s) for v in versions for s in SETTINGS]
             for version, name in order if round_index % 2 == 0 else order[::-1]:
                 run = one_run(version, SETTINGS[name], rate, args.window_s, seed, args.cpu,
@@ -206,11 +210,12 @@ def main(argv=None) -> int:
         "commits": commits,
         "cpu": args.cpu,
         "saturation_S": saturation,
-        "rate_multiple": RATE_MULTIPLE,
+        "rate_multiple": args.rate_multiple,
         "arrival_rate": rate,
         "window_s": args.window_s,
         "rounds": args.rounds,
         "nice": args.nice,
+        "shielded": shielded,
         "summary": summarize(runs),
         "runs": runs,
     }

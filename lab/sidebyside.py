@@ -24,18 +24,34 @@ from lab.rawformat import codec
 from lab.serviceproc import ServiceProcess
 
 NICE_HELP = (
-    "niceness of the measured service and client (e.g. -10, as root) to shield them from "
-    "other work on a shared machine; 0 (default) on a quiet one"
+    "niceness (e.g. -10, as root) of this run's processes, to shield them from other work "
+    "on a shared machine: run under `setsid -w` so the whole session gets it; 0 (default) on "
+    "a quiet one"
 )
 
 
+def shield(nice: int) -> str:
+    """Give this process, and every process it starts, the niceness `nice` against the rest
+    of the machine. With autogroups (kernel.sched_autogroup_enabled) the scheduler first
+    shares the core between sessions, so the niceness that counts is that of this session's
+    group, set only when this process leads its own session (`setsid -w python -m …`), so
+    that nothing else is boosted. Says what it did."""
+    if not nice:
+        return "not shielded"
+    os.setpriority(os.PRIO_PROCESS, 0, nice)  # children inherit it
+    autogroup = Path("/proc/self/autogroup")
+    if not autogroup.exists():
+        return f"niceness {nice} (no autogroups)"
+    if os.getsid(0) != os.getpid():
+        return f"niceness {nice}; its session's group left alone: run under `setsid -w`"
+    autogroup.write_text(str(nice))
+    return f"niceness {nice}, and {nice} for its own session's group"
+
+
 class Machinery:
-    def __init__(self, label: str, commit: str | None = None, nice: int = 0):
-        """`nice`: the niceness given to its services and clients (below 0 needs root), to
-        shield both from other tenants of a shared machine; 0 leaves them as they start."""
+    def __init__(self, label: str, commit: str | None = None):
         self.label = label
         self.commit = commit
-        self.nice = nice
         self.folder: Path | None = None
         if commit is None:
             self.root = paths.REPO
@@ -52,33 +68,20 @@ class Machinery:
         self.env = {"LAB_HOME": str(paths.lab_home()), "LAB_GIT_COMMIT": self.git_commit}
 
     def service(self, setting: dict, cpu: int | None) -> ServiceProcess:
-        machinery = self
-
-        class Service(ServiceProcess):
-            def _launch(self) -> None:
-                super()._launch()
-                machinery.renice(self.pid)
-
-        return Service(
+        return ServiceProcess(
             setting["batcher"], setting.get("max_batch", 0), setting.get("max_wait_ms", 0.0),
             cpu=cpu, extra_env=self.env, cwd=self.root,
         )  # fmt: skip
-
-    def renice(self, pid: int) -> None:
-        if self.nice:
-            os.setpriority(os.PRIO_PROCESS, pid, self.nice)
 
     def start_client(self, command: str, arguments: list[str], cpu: int | None, out: Path):
         """`python -m lab COMMAND ARGUMENTS --out OUT`, pinned, started (not waited for)."""
         full = machine.pin_command(
             cpu, [machine.python(), "-m", "lab", command, *arguments, "--out", str(out)]
         )
-        process = subprocess.Popen(
+        return subprocess.Popen(
             full, cwd=self.root, env=machine.single_thread_env(self.env),
             stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
         )  # fmt: skip
-        self.renice(process.pid)
-        return process
 
     def finish_client(self, process, out: Path, timeout_s: float) -> tuple[dict, dict]:
         try:
