@@ -197,13 +197,14 @@ class MicroBatcher:
             model_done = self.clock()
             if len(scores) != size:
                 raise ValueError(f"the model returned {len(scores)} scores for {size} rows")
+            probabilities = np.asarray(scores, dtype=np.float64).tolist()
         except Exception as error:  # any model failure fails this batch, never the batcher
             reason, failed_at = f"{type(error).__name__}: {error}", self.clock()
             for _, future, _ in taken:
                 future.set_exception(ModelCallFailed(reason, model_started, size, failed_at))
             return
         # Nothing else runs between taking the rows and here, so every future is still open.
-        for (_, future, _), probability in zip(taken, scores.tolist(), strict=True):
+        for (_, future, _), probability in zip(taken, probabilities, strict=True):
             future.set_result(Scored(probability, model_started, size, model_done))
 
     # -- the timer (W > 0 only) -------------------------------------------------------------
