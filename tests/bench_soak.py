@@ -30,10 +30,9 @@ import numpy as np
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
-from lab.fingerprint import fingerprint, git_commit  # noqa: E402
-
 from lab import paths  # noqa: E402
 from lab.machine.cpu import TICKS  # noqa: E402
+from lab.machine.fingerprint import fingerprint, git_commit  # noqa: E402
 from lab.machine.processes import pin_command, python, single_thread_env  # noqa: E402
 from lab.rawformat import codec  # noqa: E402
 from lab.service.process import free_port, get_json  # noqa: E402
