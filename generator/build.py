@@ -1,5 +1,6 @@
 """Build everything the site shows from one campaign: results.json, chart specs, pictures
-(docs/assets/pictures/*.svg, generator/drawings.py), pages and the site's static files.
+(docs/assets/pictures/*.svg, generator/drawings.py), pages and the site's static files; with
+the machinery's benchmarks in data/bench/ (results.json `bench`, generator/bench_files.py).
 
 `build_site(raw_dir, campaign, out_dir, sources)` is the Python API (the MkDocs hook calls
 it with `site_sources(site_src)`); `python -m generator build` is the command. The campaign
@@ -14,7 +15,7 @@ import re
 from dataclasses import dataclass
 from pathlib import Path
 
-from generator import charts, drawings, load, pages, results, svg
+from generator import bench_files, charts, drawings, load, pages, results, svg
 
 ROOT = Path(__file__).resolve().parent.parent
 RESULTS_PATH = Path("assets/data/results.json")
@@ -28,11 +29,14 @@ STATIC_SUFFIXES = {".js", ".mjs", ".css", ".py"}
 @dataclass(frozen=True)
 class Sources:
     """What a build renders from: the page templates, static folders copied as they are
-    ((source folder, folder under the output), …) and the reference box `ref()` quotes."""
+    ((source folder, folder under the output), …) and the reference box `ref()` quotes;
+    `bench`, the folder of the machinery's benchmarks the handler page reads (data/bench/,
+    generator/bench_files.py; None: no benchmarks shown)."""
 
     pages: Path
     static: tuple = ()
     reference: Path | None = None
+    bench: Path | None = None
 
 
 def site_sources(site_src: Path) -> Sources:
@@ -46,6 +50,7 @@ def site_sources(site_src: Path) -> Sources:
             (site_src / "explorer", Path("assets/explorer")),
         ),
         reference=site_src / "reference_box.json",
+        bench=site_src.parent / "data" / "bench",
     )
 
 
@@ -128,6 +133,9 @@ def build_site(
     out_dir = Path(out_dir)
     chosen = load.choose_campaign(Path(raw_dir), campaign)
     result = results.build_results(chosen)
+    bench = bench_files.section(sources.bench)  # issue 14: the machinery's benchmarks
+    if bench is not None:
+        result["bench"] = results.rounded(bench)
     files = outputs(result, sources, chosen.description.names)
     written = [
         str(path)

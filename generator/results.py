@@ -2,7 +2,8 @@
 
 Reads each run once, summarises it with generator.stats, and assembles the sections
 described in generator/SCHEMA.md: campaign, design, methods, missing, quiet, part_a, bits,
-saturation, part_b, paired, best, waits, part_c, pictures (generator/pictures.py), figures,
+saturation, part_b, paired, best, waits, part_c, pictures (generator/pictures.py),
+answer_check (generator/answer_check.py), machinery (generator/machinery.py), figures,
 guesses. The keeps-up share, the quiet rate, the stage names and the guesses are the
 campaign's own (campaign.description); names of settings and rates come from
 lab/rawformat/names.py. Run through `python -m generator build`.
@@ -13,7 +14,7 @@ import math
 
 import numpy as np
 
-from generator import figures, pictures, stats, verdicts
+from generator import answer_check, figures, machinery, pictures, stats, verdicts
 from generator.load import Campaign, DataError, need, read_meta, read_run
 from lab.rawformat.names import NONE, rate_key, record_name, setting_name
 
@@ -434,6 +435,10 @@ def build_results(campaign: Campaign) -> dict:
         results["waits"] = waits_section(results["part_b"], described.quiet_rate)
         results["best"] = best_section(results["part_b"], design)
         results["pictures"] = pictures.build(campaign, design, described.quiet_rate)
+    # issue 14: every answer checked to the bit, and which machinery the runs recorded
+    part_b_metas = [(path, read_meta(path)) for _, path in present_runs(campaign, "part_b")]
+    results["answer_check"] = answer_check.section(part_b_metas)
+    results["machinery"] = machinery.section(campaign.info, part_b_metas)
     results["quiet"] = stats.quiet(quiet)
     results = {key: value for key, value in results.items() if value is not None}
     results["figures"] = figures.compute(results, described.quiet_rate, described.busy_rate)
