@@ -6,7 +6,7 @@ customer, to the bit, and records in the run's `client` meta `answers_compared`,
 `answers_differing` and `answers_differing_first` (data/README.md, the `client` section).
 Older clients did not: their runs carry no such key and count as runs without the check;
 nothing is filled in for them. Run through `python -m generator build` (generator/results.py
-hands over the Part B runs' files and metas); the report recomputes it
+hands over the Part B runs' files, metas and status-200 answers); the report recomputes it
 (generator/report_answers.py).
 """
 
@@ -27,14 +27,6 @@ def checked(client: dict, where) -> bool:
     return True
 
 
-def status_200(client: dict, where) -> int:
-    """Answers with status 200 the client counted: every answer, minus the other statuses."""
-    for key in ("answered", "non_200"):
-        if not isinstance(client.get(key), int):
-            raise DataError(f"{where}: field 'client.{key}' missing (needed with the answer check)")
-    return client["answered"] - client["non_200"]
-
-
 def differing_run(meta: dict, client: dict) -> dict:
     return {
         "run_id": meta["run_id"],
@@ -47,8 +39,8 @@ def differing_run(meta: dict, client: dict) -> dict:
 
 
 def section(metas: list[tuple]) -> dict | None:
-    """The totals over the Part B runs' (path, meta) in schedule order; None without Part B
-    runs."""
+    """The totals over the Part B runs' (path, meta, answers with status 200 in its columns)
+    in schedule order; None without Part B runs."""
     if not metas:
         return None
     found = {
@@ -60,7 +52,7 @@ def section(metas: list[tuple]) -> dict | None:
         "answers_status_200": 0,
         "runs_differing": [],
     }
-    for where, meta in metas:
+    for where, meta, status_200 in metas:
         client = meta.get("client") or {}
         if not checked(client, where):
             found["runs_unchecked"] += 1
@@ -68,7 +60,7 @@ def section(metas: list[tuple]) -> dict | None:
         found["runs_checked"] += 1
         found["answers_compared"] += client["answers_compared"]
         found["answers_differing"] += client["answers_differing"]
-        found["answers_status_200"] += status_200(client, where)
+        found["answers_status_200"] += status_200
         if client["answers_differing"]:
             found["runs_differing"].append(differing_run(meta, client))
     return found

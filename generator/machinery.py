@@ -37,10 +37,10 @@ def counts(values) -> dict:
 
 
 def section(info: dict, metas: list[tuple]) -> dict | None:
-    """From campaign.json and the Part B runs' (path, meta); None without Part B runs."""
+    """From campaign.json and the Part B runs' (path, meta, …); None without Part B runs."""
     if not metas:
         return None
-    clients = [meta.get("client") or {} for _, meta in metas]
+    clients = [meta.get("client") or {} for _, meta, *_ in metas]
     loops = [client.get("event_loop", "not recorded") for client in clients]
     return {
         "kind": overall([kind_of(loop) for loop in loops]),
@@ -48,5 +48,5 @@ def section(info: dict, metas: list[tuple]) -> dict | None:
         "event_loops": counts(loops),
         "answer_clocks": counts(c["answer_clock"] for c in clients if "answer_clock" in c),
         "campaign_commit": info.get("git_commit"),
-        "run_commits": counts(meta.get("git_commit", "not recorded") for _, meta in metas),
+        "run_commits": counts(meta.get("git_commit", "not recorded") for _, meta, *_ in metas),
     }

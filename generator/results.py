@@ -436,7 +436,10 @@ def build_results(campaign: Campaign) -> dict:
         results["best"] = best_section(results["part_b"], design)
         results["pictures"] = pictures.build(campaign, design, described.quiet_rate)
     # issue 14: every answer checked to the bit, and which machinery the runs recorded
-    part_b_metas = [(path, read_meta(path)) for _, path in present_runs(campaign, "part_b")]
+    part_b_metas = [
+        (path, read_meta(path), part_b_summary(path, described.keeps_up_share)[2]["answered"])
+        for _, path in present_runs(campaign, "part_b")
+    ]
     results["answer_check"] = answer_check.section(part_b_metas)
     results["machinery"] = machinery.section(campaign.info, part_b_metas)
     results["quiet"] = stats.quiet(quiet)
