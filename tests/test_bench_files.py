@@ -87,8 +87,11 @@ def test_the_handler_page_shows_the_files_own_numbers(committed):
     page = handler_page(committed)
     assert "## Where the machinery's time goes" in page
     for label, measure in ROWS.items():
-        cells = [summary[v][s][measure] for v in ("old", "new") for s in ("none", "queue B=1")]
-        row = f"| {label} | " + " | ".join(pages.num(cell) for cell in cells) + " |"
+        cells = [
+            f"{pages.num(summary['old'][s][measure])} → {pages.num(summary['new'][s][measure])}"
+            for s in ("none", "queue B=1")
+        ]
+        row = f"| {label} | " + " | ".join(cells) + " |"
         assert row in page, row
     for version in ("old", "new"):
         assert f"`{found['commits'][version][:12]}`" in page
@@ -277,8 +280,8 @@ def test_batcher_json_is_shown_old_next_to_new_with_the_targets(bench_copy, tmp_
     target = overhead["target"]
     row = (
         f"| queue B=1 p50 minus no batching's, at 0.5 × S (µs) | "
-        f"{pages.num(overhead['old']['median'])} | {pages.num(overhead['new']['median'])} | "
-        f"{pages.num(overhead['new_over_old'])} | at most {pages.num(target['at_most'])} "
+        f"{pages.num(overhead['old']['median'])} → {pages.num(overhead['new']['median'])} "
+        f"({pages.times(overhead['new_over_old'])}) | at most {pages.num(target['at_most'])} "
         f"(stretch: {pages.num(target['stretch'])}) | {pages.yesno(overhead['met'])} "
         f"(stretch: {pages.yesno(overhead['stretch_met'])}) |"
     )
