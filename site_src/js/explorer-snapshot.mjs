@@ -1,0 +1,146 @@
+/*
+ * The explorer's saved Python: a Pyodide memory snapshot kept in this browser's IndexedDB,
+ * so that a later visit starts Python in about half a second instead of about five.
+ *
+ * Imported by explorer-worker.mjs (module Web Worker). The worker makes the snapshot right
+ * after a normal start, before any of the reader's code has run, and saves it here; a later
+ * page load reads it back and hands it to loadPyodide({_loadSnapshot}).
+ *
+ * One record per site: {key, length, pages, data, sha256}.
+ *   key     what the snapshot was made from: Pyodide's version, the sha256 of explorer.py,
+ *           results.json and the worker's set-up code, and this browser (user agent,
+ *           language, time zone: Python copied them into its memory at start). A record
+ *           whose key differs in anything is not used; the next normal start replaces it.
+ *   pages   the indexes of the 64 KiB pages of Python's memory that are not all zero
+ *           (about half are); data holds those pages, one after another, as a Blob.
+ *   sha256  of data: a damaged record is found before Python ever sees it.
+ */
+
+const DB_NAME = "lesson-explorer";
+const STORE = "snapshots";
+const RECORD = "python";
+const PAGE = 65536; // one WebAssembly page
+const SLICE_PAGES = 32; // pages scanned between two yields, so a Run is never held up long
+
+export class SnapshotDamaged extends Error {}
+
+/** Snapshots need IndexedDB and Web Crypto (a secure context: https or localhost). */
+export function snapshotsPossible() {
+  return typeof indexedDB !== "undefined" && Boolean(globalThis.crypto?.subtle);
+}
+
+export async function sha256Hex(data) {
+  const bytes = typeof data === "string" ? new TextEncoder().encode(data) : data;
+  const digest = new Uint8Array(await crypto.subtle.digest("SHA-256", bytes));
+  return Array.from(digest, (byte) => byte.toString(16).padStart(2, "0")).join("");
+}
+
+export function sameKey(a, b) {
+  return JSON.stringify(a) === JSON.stringify(b);
+}
+
+// ---- IndexedDB ---------------------------------------------------------------------------
+
+function request(req) {
+  return new Promise((resolve, reject) => {
+    req.onsuccess = () => resolve(req.result);
+    req.onerror = () => reject(req.error);
+  });
+}
+
+async function withStore(mode, action) {
+  const open = indexedDB.open(DB_NAME, 1);
+  open.onupgradeneeded = () => open.result.createObjectStore(STORE);
+  const db = await request(open);
+  try {
+    const transaction = db.transaction(STORE, mode);
+    const done = new Promise((resolve, reject) => {
+      transaction.oncomplete = resolve;
+      transaction.onerror = () => reject(transaction.error);
+      transaction.onabort = () => reject(transaction.error || new Error("aborted"));
+    });
+    const result = await request(action(transaction.objectStore(STORE)));
+    await done;
+    return result;
+  } finally {
+    db.close();
+  }
+}
+
+function readRecord() {
+  return withStore("readonly", (store) => store.get(RECORD));
+}
+
+export function forget() {
+  return withStore("readwrite", (store) => store.delete(RECORD));
+}
+
+// ---- packing: leave out the zero pages -----------------------------------------------------
+
+const nextTask = () => new Promise((resolve) => setTimeout(resolve, 0));
+
+function isZero(words, from, to) {
+  for (let i = from; i < to; i++) if (words[i] !== 0) return false;
+  return true;
+}
+
+/** The snapshot's non-zero pages and their indexes; yields to waiting messages as it goes. */
+async function pack(snapshot) {
+  const pageCount = Math.ceil(snapshot.length / PAGE);
+  const padded = new Uint8Array(pageCount * PAGE);
+  padded.set(snapshot);
+  const words = new Uint32Array(padded.buffer);
+  const kept = [];
+  for (let page = 0; page < pageCount; page++) {
+    if (!isZero(words, (page * PAGE) / 4, ((page + 1) * PAGE) / 4)) kept.push(page);
+    if (page % SLICE_PAGES === SLICE_PAGES - 1) await nextTask();
+  }
+  const data = new Uint8Array(kept.length * PAGE);
+  kept.forEach((page, i) => data.set(padded.subarray(page * PAGE, (page + 1) * PAGE), i * PAGE));
+  return { pages: Uint32Array.from(kept), data };
+}
+
+/** The snapshot again, from a record; throws SnapshotDamaged if anything does not add up. */
+export async function unpack(record) {
+  const { length, pages, data } = record;
+  if (!Number.isInteger(length) || !(pages instanceof Uint32Array) || !(data instanceof Blob)) {
+    throw new SnapshotDamaged("its record is incomplete");
+  }
+  if (data.size !== pages.length * PAGE) throw new SnapshotDamaged("its size is wrong");
+  const bytes = new Uint8Array(await data.arrayBuffer());
+  const sha256 = await sha256Hex(bytes);
+  if (sha256 !== record.sha256) throw new SnapshotDamaged("its checksum is wrong");
+  const snapshot = new Uint8Array(Math.ceil(length / PAGE) * PAGE);
+  pages.forEach((page, i) => {
+    if (page * PAGE >= snapshot.length) throw new SnapshotDamaged("a page is out of range");
+    snapshot.set(bytes.subarray(i * PAGE, (i + 1) * PAGE), page * PAGE);
+  });
+  return snapshot.subarray(0, length);
+}
+
+// ---- what the worker calls ---------------------------------------------------------------
+
+/**
+ * The saved record for this key: {record} when there is one (unpack it), else {reason}
+ * saying why not ("none saved", "made from other files or another browser").
+ */
+export async function find(key) {
+  const record = await readRecord();
+  if (!record) return { reason: "none saved" };
+  if (!sameKey(record.key, key)) return { reason: "made from other files or another browser" };
+  return { record };
+}
+
+/** Save a snapshot under its key (replacing any other); returns the bytes stored. */
+export async function save(key, snapshot) {
+  const { pages, data } = await pack(snapshot);
+  const record = {
+    key,
+    length: snapshot.length,
+    pages,
+    data: new Blob([data]),
+    sha256: await sha256Hex(data),
+  };
+  await withStore("readwrite", (store) => store.put(record, RECORD));
+  return data.length + pages.byteLength;
+}
