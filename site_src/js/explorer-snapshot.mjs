@@ -79,24 +79,24 @@ export function forget() {
 
 const nextTask = () => new Promise((resolve) => setTimeout(resolve, 0));
 
-function isZero(words, from, to) {
-  for (let i = from; i < to; i++) if (words[i] !== 0) return false;
+function isZero(bytes) {
+  for (let i = 0; i < bytes.length; i++) if (bytes[i] !== 0) return false;
   return true;
 }
 
 /** The snapshot's non-zero pages and their indexes; yields to waiting messages as it goes. */
 async function pack(snapshot) {
-  const pageCount = Math.ceil(snapshot.length / PAGE);
-  const padded = new Uint8Array(pageCount * PAGE);
-  padded.set(snapshot);
-  const words = new Uint32Array(padded.buffer);
+  const pageOf = (page) => snapshot.subarray(page * PAGE, (page + 1) * PAGE);
   const kept = [];
-  for (let page = 0; page < pageCount; page++) {
-    if (!isZero(words, (page * PAGE) / 4, ((page + 1) * PAGE) / 4)) kept.push(page);
+  for (let page = 0; page < Math.ceil(snapshot.length / PAGE); page++) {
+    if (!isZero(pageOf(page))) kept.push(page);
     if (page % SLICE_PAGES === SLICE_PAGES - 1) await nextTask();
   }
   const data = new Uint8Array(kept.length * PAGE);
-  kept.forEach((page, i) => data.set(padded.subarray(page * PAGE, (page + 1) * PAGE), i * PAGE));
+  for (let i = 0; i < kept.length; i++) {
+    data.set(pageOf(kept[i]), i * PAGE);
+    if (i % SLICE_PAGES === SLICE_PAGES - 1) await nextTask();
+  }
   return { pages: Uint32Array.from(kept), data };
 }
 

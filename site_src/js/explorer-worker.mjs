@@ -30,6 +30,8 @@ const INDEX_URL = new URL("../vendor/pyodide/", import.meta.url).href;
 const RESULTS_URL = new URL("../data/results.json", import.meta.url).href;
 const EXPLORER_URL = new URL("../explorer/explorer.py", import.meta.url).href;
 const FORCE_NORMAL = new URL(import.meta.url).searchParams.get("start") === "normal";
+// Saving waits this long after Python is ready, so a Run pressed at once goes first.
+const SAVE_DELAY_MS = 1000;
 
 // The whole set-up, run once after a normal start with `explorer_source` and `results_text`
 // set. It defines run_reader_code: the value of the reader's last expression is the answer
@@ -137,8 +139,9 @@ async function trySaved(key, explorerSource) {
   let found;
   try {
     found = await saved.find(key);
-  } catch {
-    return { reason: "unreadable", note: "this browser's saved copy could not be read" };
+  } catch (error) {
+    // No storage here (a private window, say): not a failure worth a word on the page.
+    return { reason: "no storage: " + error.message, note: "" };
   }
   if (!found.record) return { reason: found.reason, note: "" };
   try {
@@ -152,6 +155,7 @@ async function trySaved(key, explorerSource) {
 }
 
 async function saveForNextTime(key, snapshot) {
+  await new Promise((resolve) => setTimeout(resolve, SAVE_DELAY_MS));
   const began = performance.now();
   try {
     const bytes = await saved.save(key, snapshot);

@@ -33,6 +33,7 @@
     note: "", // a saved start that failed, in words for the status line
     savedBytes: null, // bytes of the snapshot saved for the next visit
     notSaved: "", // why it could not be saved
+    phases: null, // when each step of the start ended (ms after the worker began)
     watchdog: null,
   };
   let box = null; // the mounted box's elements (null when this page has none)
@@ -42,7 +43,8 @@
   function startWorker(url = WORKER_URL) {
     if (engine.worker) return;
     engine.state = "loading";
-    engine.start = engine.reason = engine.note = "";
+    engine.start = engine.reason = engine.note = engine.notSaved = "";
+    engine.savedBytes = engine.phases = null;
     engine.startedAt = performance.now();
     engine.worker = new Worker(url, { type: "module" });
     engine.worker.onmessage = (event) => onWorkerMessage(event.data);
