@@ -67,7 +67,8 @@ async function withStore(mode, action) {
   }
 }
 
-function readRecord() {
+/** The saved record (undefined when there is none); unpack() it once its key agrees. */
+export function readRecord() {
   return withStore("readonly", (store) => store.get(RECORD));
 }
 
@@ -116,19 +117,6 @@ export async function unpack(record) {
     snapshot.set(bytes.subarray(i * PAGE, (i + 1) * PAGE), page * PAGE);
   });
   return snapshot.subarray(0, length);
-}
-
-// ---- what the worker calls ---------------------------------------------------------------
-
-/**
- * The saved record for this key: {record} when there is one (unpack it), else {reason}
- * saying why not ("none saved", "made from other files or another browser").
- */
-export async function find(key) {
-  const record = await readRecord();
-  if (!record) return { reason: "none saved" };
-  if (!sameKey(record.key, key)) return { reason: "made from other files or another browser" };
-  return { record };
 }
 
 /** Save a snapshot under its key (replacing any other); returns the bytes stored. */

@@ -3,7 +3,7 @@
  *
  * Started by explorer.js (new Worker(url, {type: "module"})). Loads the site's own copy of
  * Pyodide (no CDN, no micropip, no packages), and fetches results.json and explorer.py from
- * the site while Pyodide starts. Then it runs the reader's Python with `results` and the
+ * the site meanwhile. Then it runs the reader's Python with `results` and the
  * explorer's functions in scope and posts back plain text.
  *
  * Start-up, fastest first:
@@ -93,9 +93,8 @@ async function fetchText(url) {
   return response.text();
 }
 
-/** What a snapshot is made from; null when this browser cannot keep one. */
-async function snapshotKey(explorerSource, resultsText) {
-  if (!saved.snapshotsPossible()) return null;
+/** What a snapshot is made from (Python copied the browser's details in as it started). */
+async function snapshotKey([explorerSource, resultsText]) {
   const { timeZone } = Intl.DateTimeFormat().resolvedOptions();
   return {
     pyodide: pyodideVersion,
@@ -119,11 +118,13 @@ async function savedStart(record, explorerSource) {
   return py;
 }
 
-async function normalStart(explorerSource, resultsText, makeSnapshot) {
+// Pyodide starts at once; the site's files arrive meanwhile and are needed only for the set-up.
+async function normalStart(files, makeSnapshot) {
   postMessage({ type: "status", start: "normal", text: "Loading Python…" });
   const options = { indexURL: INDEX_URL, packages: [], _makeSnapshot: makeSnapshot };
   const py = await loadPyodide(options);
   mark("pyodide");
+  const [explorerSource, resultsText] = await files;
   py.globals.set("explorer_source", explorerSource);
   py.globals.set("results_text", resultsText);
   py.runPython(SETUP);
@@ -131,21 +132,28 @@ async function normalStart(explorerSource, resultsText, makeSnapshot) {
 }
 
 /** Start from the saved snapshot: {py}, or {reason, note} saying why not (note: a failure). */
-async function trySaved(key, explorerSource) {
+async function trySaved(files, key) {
   if (FORCE_NORMAL) {
     const note = "starting from this browser's saved copy took too long";
     return { reason: "too slow", note };
   }
-  let found;
+  let record;
   try {
-    found = await saved.find(key);
+    record = await saved.readRecord();
   } catch (error) {
     // No storage here (a private window, say): not a failure worth a word on the page.
-    return { reason: "no storage: " + error.message, note: "" };
+    return { reason: "no storage: " + error.message };
   }
-  if (!found.record) return { reason: found.reason, note: "" };
+  mark("read_saved");
+  if (!record) return { reason: "none saved" };
+  const wanted = await key;
+  if (!wanted) return { reason: "the files could not be hashed" };
+  if (!saved.sameKey(record.key, wanted)) {
+    return { reason: "made from other files or another browser" };
+  }
+  mark("key");
   try {
-    return { py: await savedStart(found.record, explorerSource) };
+    return { py: await savedStart(record, (await files)[0]) };
   } catch (error) {
     await saved.forget().catch(() => {});
     const damaged = error instanceof saved.SnapshotDamaged;
@@ -158,7 +166,9 @@ async function saveForNextTime(key, snapshot) {
   await new Promise((resolve) => setTimeout(resolve, SAVE_DELAY_MS));
   const began = performance.now();
   try {
-    const bytes = await saved.save(key, snapshot);
+    const wanted = await key;
+    if (!wanted) throw new Error("the files could not be hashed");
+    const bytes = await saved.save(wanted, snapshot);
     postMessage({ type: "saved", bytes, ms: performance.now() - began });
   } catch (error) {
     postMessage({ type: "not-saved", text: String(error && error.message) });
@@ -167,18 +177,17 @@ async function saveForNextTime(key, snapshot) {
 
 async function start() {
   postMessage({ type: "status", text: "Loading Python…" });
-  const files = await Promise.all([fetchText(EXPLORER_URL), fetchText(RESULTS_URL)]);
-  const [explorerSource, resultsText] = files;
-  mark("files");
-  const key = await snapshotKey(explorerSource, resultsText);
-  mark("key");
-  const outcome = key ? await trySaved(key, explorerSource) : { reason: "not possible here" };
+  const files = Promise.all([fetchText(EXPLORER_URL), fetchText(RESULTS_URL)]);
+  const possible = saved.snapshotsPossible();
+  const key = possible ? files.then(snapshotKey).catch(() => null) : null;
+  files.catch(() => {}); // reported where the set-up awaits them
+  const outcome = possible ? await trySaved(files, key) : { reason: "not possible here" };
   let py = outcome.py;
   let snapshot = null;
   if (!py) {
-    py = await normalStart(explorerSource, resultsText, Boolean(key));
+    py = await normalStart(files, possible);
     // Before the reader's first line runs: the snapshot holds only the set-up.
-    if (key) snapshot = py.makeMemorySnapshot();
+    if (possible) snapshot = py.makeMemorySnapshot();
     mark("snapshot");
   }
   runReaderCode = py.globals.get("run_reader_code");
@@ -187,7 +196,7 @@ async function start() {
     ms: performance.now() - began,
     python: py.runPython("import sys; sys.version.split()[0]"),
     start: outcome.py ? "saved" : "normal",
-    reason: outcome.reason || "",
+    reason: outcome.reason,
     note: outcome.note || "",
     phases,
   });
