@@ -177,6 +177,8 @@ async function saveForNextTime(key, snapshot) {
 
 async function start() {
   postMessage({ type: "status", text: "Loading Python…" });
+  // Pyodide's 1.2 MB script loads while IndexedDB is read; loadPyodide imports this same module.
+  import(INDEX_URL + "pyodide.asm.mjs").catch(() => {});
   const files = Promise.all([fetchText(EXPLORER_URL), fetchText(RESULTS_URL)]);
   const possible = saved.snapshotsPossible();
   const key = possible ? files.then(snapshotKey).catch(() => null) : null;
