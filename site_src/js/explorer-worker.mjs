@@ -9,9 +9,9 @@
  * Start-up, fastest first:
  *   saved   from the memory snapshot this browser saved after an earlier normal start
  *           (explorer-snapshot.mjs), when it was made from the same Pyodide, explorer.py,
- *           results.json and set-up code in the same browser: about half a second;
- *   normal  Pyodide's own start (about five seconds); right after it, before any of the
- *           reader's code runs, the worker snapshots Python's memory and saves it for next time.
+ *           results.json and set-up code in the same browser;
+ *   normal  Pyodide's own start; right after it, before any of the reader's code runs, the
+ *           worker snapshots Python's memory and saves it for next time.
  * Any failure of a saved start falls back to a normal one, and the ready message says why.
  * The URL parameter ?start=normal skips the saved snapshot (explorer.js uses it when a saved
  * start takes too long).
