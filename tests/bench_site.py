@@ -31,6 +31,7 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT / "tests"))
 
+import sitebuild  # noqa: E402 (where the site's campaigns are)
 import test_browser as site_tools  # noqa: E402 (build, serve and browser helpers)
 
 OUT = ROOT / "data" / "bench" / "site.json"
@@ -183,7 +184,7 @@ def rebuild_times() -> dict:
 
     with tempfile.TemporaryDirectory() as out:
         began = time.perf_counter()
-        build_site(raw_dir=site_tools.raw_dir(), out_dir=Path(out))
+        build_site(raw_dir=sitebuild.raw_dir(), out_dir=Path(out))
         generator_s = time.perf_counter() - began
     with tempfile.TemporaryDirectory() as site:
         began = time.perf_counter()
