@@ -685,7 +685,7 @@ def with_table(results: dict, results_path: Path) -> dict:
     """results.json with the simulator's per-cell table (`simulation.table`, a file beside
     it) read into `simulation.settings`, as the pages saw it."""
     section = results.get("simulation") or {}
-    if section.get("table"):
+    if section.get("table") and "settings" not in section:
         table = json.loads((results_path.parent / section["table"]).read_text())
         results["simulation"] = dict(section, settings=table["settings"])
     return results

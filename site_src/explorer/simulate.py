@@ -625,7 +625,7 @@ def nearest_check(results: dict, max_batch: int, max_wait_ms: float, rate: float
     name, key, cell = min(cells, key=distance)
     error = cell.get("error", {})
     labels = {"p50_ms": "p50", "p99_ms": "p99", "throughput": "throughput"}
-    parts = [f"{label} {error[metric] * 100:+.0f}%" for metric, label in labels.items()
+    parts = [f"{label} {error[metric] * 100:+.1f}%" for metric, label in labels.items()
              if error.get(metric) is not None]  # fmt: skip
     agreed = "agreed" if cell.get("keeps_up_agrees") else "disagreed"
     return [
@@ -672,8 +672,9 @@ def simulate(results, b, w=0, rate=1, seed=0, window_s=8.0, per_call_us=None,
     if machine is not None:
         facts = costs["sources"]["machine"]
         lines.append(f"your machine: {facts['cpu_model']}, {facts['cores']} cores, Python "
-                     f"{facts['python']}; outside the model {costs['sources']['speed']:.2f} × "
-                     "the lab's core (as your one-row call)")  # fmt: skip
+                     f"{facts['python']}; work outside the model takes "
+                     f"{costs['sources']['speed']:.2f} × the lab's time (as your one-row model "
+                     "call does)")  # fmt: skip
     if machine is not None or per_call_us is not None or overhead_us is not None:
         outside = one_row_us(costs) - model_table(costs, 1)[1]
         lines.append(f"costs assumed: model {model_table(costs, 1)[1]:,.1f} µs for 1 row, "
@@ -709,9 +710,9 @@ def main(argv=None) -> int:
     parser.add_argument("--overhead-us", type=float, help="another cost outside the model")
     parser.add_argument("--machine", help="your machine: a file from `python -m lab demo --save`")
     args = parser.parse_args(argv)
-    with open(args.results, encoding="utf-8") as file:
-        results = with_table(json.load(file), os.path.dirname(os.path.abspath(args.results)))
     try:
+        with open(args.results, encoding="utf-8") as file:
+            results = with_table(json.load(file), os.path.dirname(os.path.abspath(args.results)))
         machine = None
         if args.machine:
             with open(args.machine, encoding="utf-8") as file:
