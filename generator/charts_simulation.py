@@ -75,8 +75,7 @@ def simulated_vs_measured(results: dict) -> dict:
     return {
         "data": traces,
         "layout": layout(
-            "Simulated against measured latency, cells the lab saw keep up "
-            "(✕ = the simulation did not keep up)",
+            "Simulated against measured latency (✕ = the simulation did not keep up)",
             axis("measured (ms, log scale)", log=True),
             axis("simulated, not measured (ms, log scale)", log=True),
         ),
