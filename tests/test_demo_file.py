@@ -79,6 +79,7 @@ def test_a_core_twice_as_slow_has_half_the_s_and_says_so(sim, results):
     assert "SIMULATED, NOT MEASURED" in text.splitlines()[0]
     assert f"your machine: {slow['machine']['cpu_model']}" in text
     assert f"so S = {mine['S']:,.0f} requests/s" in text
+    assert "assumed, not measured: " + "; ".join(sim.MACHINE_ASSUMED) in text
     assert "nearest measured cell" not in text  # the lab's check is of the lab's machine
 
 

@@ -77,7 +77,7 @@ ASSUMED = [
 ]
 
 
-# What a reader's demo file cannot tell, said plainly (shown with every answer for it).
+# What a reader's demo file cannot tell, said plainly (printed with every answer for it).
 MACHINE_ASSUMED = [
     "the service adds to your model call what it adds on the lab's machine "
     "(the lab's in-service model time against its Part A, the same straight line)",
@@ -675,6 +675,7 @@ def simulate(results, b, w=0, rate=1, seed=0, window_s=8.0, per_call_us=None,
                      f"{facts['python']}; work outside the model takes "
                      f"{costs['sources']['speed']:.2f} × the lab's time (as your one-row model "
                      "call does)")  # fmt: skip
+        lines.append("assumed, not measured: " + "; ".join(MACHINE_ASSUMED))
     if machine is not None or per_call_us is not None or overhead_us is not None:
         outside = one_row_us(costs) - model_table(costs, 1)[1]
         lines.append(f"costs assumed: model {model_table(costs, 1)[1]:,.1f} µs for 1 row, "
