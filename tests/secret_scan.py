@@ -14,7 +14,8 @@ sees the same. Left out, and why:
   commit (`is_a_recorded_digest` below): the data files' and vendored files' pins, and the
   commit and artifact checksums every campaign.json records; and a 40-hex value that is a
   commit of this repository (the benchmarks' `commits`), public by construction. Any other
-  long hex value is still reported. Binary files (the raw `.run.zip` timings) are skipped by detect-secrets.
+  long hex value is still reported. Binary files (the raw `.run.zip` timings) are skipped by
+  detect-secrets.
 
 A line that must hold key-like text (a test's fake key) says so with an inline
 `pragma: allowlist secret` comment. To record a reviewed finding instead:
