@@ -4,7 +4,9 @@ A SEPARATE code path on purpose: it reads the run files itself (the lab's codec 
 its own percentile (integer nearest-rank), its own medians (statistics.median) and its own
 figure formulas (report_figures.py), and never imports generator.stats, results or figures;
 the answers checked to the bit and the machinery are recounted by report_answers.py, the
-machinery's benchmarks (data/bench/) recomputed from their runs by report_bench.py.
+machinery's benchmarks (data/bench/) recomputed from their runs by report_bench.py. The
+simulator's published check (results.json `simulation` and assets/data/simulation.json) is
+recomputed by report_simulation.py.
 It shares names, never formulas: setting names and rate keys (lab/rawformat/names.py), and
 the campaign's own rules, guesses and names (generator/description.py).
 Counts and yes/no values must match exactly; floats within RELATIVE_TOLERANCE (results.json
@@ -20,7 +22,13 @@ from pathlib import Path
 
 import numpy as np
 
-from generator import report_answers, report_bench, report_figures, report_pictures
+from generator import (
+    report_answers,
+    report_bench,
+    report_figures,
+    report_pictures,
+    report_simulation,
+)
 from generator.description import read_description
 from generator.report_explorer import check_explorer
 from lab.rawformat import codec
@@ -300,6 +308,15 @@ def check_bits(data, results, check, say):
     return {"scores": scores, "equal": equal}
 
 
+def client_cpu(data) -> float | None:
+    """The closed-loop client's CPU µs per request, median of the S runs (the simulator's
+    calibration reads it); None when a run did not record it."""
+    found = [
+        meta["stats"].get("client_cpu_us_per_request") for _, meta, _ in of_kind(data, "saturation")
+    ]
+    return middle(found) if found and None not in found else None
+
+
 def check_saturation(data, results, check, say):
     values = [meta["stats"]["throughput"] for _, meta, _ in of_kind(data, "saturation")]
     if not values:
@@ -307,6 +324,9 @@ def check_saturation(data, results, check, say):
     s = {"S": middle(values), "S_min": min(values), "S_max": max(values)}
     for key, value in s.items():
         check.dig(results, ("saturation", key), value)
+    client = client_cpu(data)
+    if client is not None:
+        check.dig(results, ("saturation", "client_cpu_us_per_request"), client)
     say(f"S = {s['S']:,.1f} answers/s (runs {s['S_min']:,.1f} – {s['S_max']:,.1f})")
     return s
 
@@ -575,7 +595,7 @@ def check_part_c(data, results, check, say):
     )
     found["all_equal"] = wrong == 0 and lost == 0 and inprocess == 0
     check.dig(results, ("part_c", "bits", "all_equal"), found["all_equal"])
-    found["single"] = stage_us["single"]
+    found["single"], found["batch"] = stage_us["single"], stage_us["batch"]
     say(
         f"{len(runs)} runs of {records:,} records: loop {found['per_record_us']['loop']:,.1f} "
         f"µs per record; model {share:.0%} of a batch call, "
@@ -667,6 +687,8 @@ def run_checks(
         of_kind(data, "part_b"), data["info"], results, check, section("every answer, to the bit")
     )
     report_bench.check(results, bench, check, section("the machinery's benchmarks"))
+    sources["client_cpu_us_per_request"] = client_cpu(data)
+    report_simulation.check(data, results, check, section("the simulator, checked"), sources)
     figures = check_figures(data, results, check, section("figures"), sources)
     check_guesses(data, results, figures, check, section("guesses"))
     problems = check_explorer(results, section("explorer"))
@@ -675,15 +697,25 @@ def run_checks(
     return check.count
 
 
+def with_table(results: dict, results_path: Path) -> dict:
+    """results.json with the simulator's per-cell table (`simulation.table`, a file beside
+    it) read into `simulation.settings`, as the pages saw it."""
+    section = results.get("simulation") or {}
+    if section.get("table") and "settings" not in section:
+        table = json.loads((results_path.parent / section["table"]).read_text())
+        results["simulation"] = dict(section, settings=table["settings"])
+    return results
+
+
 def main(raw: Path, campaign: str | None, results_path: Path, bench: Path | None = None) -> int:
     try:
-        results = json.loads(Path(results_path).read_text())
+        results = with_table(json.loads(Path(results_path).read_text()), Path(results_path))
     except (OSError, ValueError) as error:
         print(f"report: cannot read {results_path} ({error}); run `python -m generator build`")
         return 2
     try:
         count = run_checks(Path(raw), campaign, results, bench=bench)
-    except Disagreement as error:
+    except (Disagreement, report_simulation.SimulationDisagreement) as error:
         print(f"\nDISAGREES: {error}")
         return 1
     except (OSError, KeyError, ValueError, codec.RawFileError) as error:

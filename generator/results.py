@@ -158,10 +158,11 @@ def bits_section(campaign: Campaign, quiet: list) -> dict | None:
 
 
 def saturation_section(campaign: Campaign, quiet: list) -> dict | None:
-    runs, meta = [], None
+    runs, meta, client_cpu = [], None, []
     for _, path in present_runs(campaign, "saturation"):
         meta, _ = read_run(path, "saturation")
         quiet.append(quiet_record(meta))
+        client_cpu.append(meta["stats"].get("client_cpu_us_per_request"))
         record = {"run_id": meta["run_id"], "run_index": int(meta["run_index"])}
         record.update({name: meta["stats"][name] for name in ("throughput", "answers", "errors")})
         runs.append(record)
@@ -170,6 +171,8 @@ def saturation_section(campaign: Campaign, quiet: list) -> dict | None:
     runs.sort(key=lambda run: run["run_index"])
     section = stats.saturation(runs)
     section.update(runs=runs, connections=meta["connections"], counted_s=meta["counted_s"])
+    if all(cpu_us is not None for cpu_us in client_cpu):  # older campaigns did not record it
+        section["client_cpu_us_per_request"] = stats.median(client_cpu)
     return section
 
 

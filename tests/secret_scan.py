@@ -12,8 +12,10 @@ sees the same. Left out, and why:
 - `.secrets.baseline`: it holds only the hashes of audited findings.
 - a sha256 digest or git commit id recorded under a key that names a file, a checksum or a
   commit (`is_a_recorded_digest` below): the data files' and vendored files' pins, and the
-  commit and artifact checksums every campaign.json records. Any other long hex value is
-  still reported. Binary files (the raw `.run.zip` timings) are skipped by detect-secrets.
+  commit and artifact checksums every campaign.json records; and a 40-hex value that is a
+  commit of this repository (the benchmarks' `commits`), public by construction. Any other
+  long hex value is still reported. Binary files (the raw `.run.zip` timings) are skipped by
+  detect-secrets.
 
 A line that must hold key-like text (a test's fake key) says so with an inline
 `pragma: allowlist secret` comment. To record a reviewed finding instead:
@@ -21,6 +23,7 @@ A line that must hold key-like text (a test's fake key) says so with an inline
 `.venv/bin/detect-secrets audit .secrets.baseline`, and commit the baseline.
 """
 
+import functools
 import os
 import re
 import subprocess
@@ -38,7 +41,7 @@ KEYED_HEX = re.compile(r"""["']?([\w.-]+)["']?\s*[:=]\s*["']([0-9a-f]{40}|[0-9a-
 
 def is_a_recorded_digest(secret: str, line: str, plugin) -> bool:
     """True (leave it out) when a hex finding is a sha256 digest under a file name or a
-    `…sha256` key, or a git commit id under `git_commit`."""
+    `…sha256` key, or a git commit id under `git_commit` or naming a commit of this repository."""
     if not isinstance(plugin, HexHighEntropyString):
         return False
     for key, value in KEYED_HEX.findall(line):
@@ -46,9 +49,18 @@ def is_a_recorded_digest(secret: str, line: str, plugin) -> bool:
             continue
         if len(value) == 64 and ("." in key or key.lower().endswith("sha256")):
             return True
-        if len(value) == 40 and key == "git_commit":
+        if len(value) == 40 and (key == "git_commit" or is_a_commit_here(value)):
             return True
     return False
+
+
+@functools.cache
+def is_a_commit_here(value: str) -> bool:
+    """True when `value` names a commit of the repository the scan runs in."""
+    done = subprocess.run(
+        ["git", "cat-file", "-e", f"{value}^{{commit}}"], capture_output=True, check=False
+    )
+    return done.returncode == 0
 
 
 def tracked_files(root: Path) -> list[str]:

@@ -79,8 +79,10 @@ def checked_raw(tmp_path) -> tuple[Path, dict]:
 
 
 def build(raw: Path, out: Path) -> dict:
+    """results.json as the pages saw it (the simulator's table read in)."""
     build_site(raw, None, out, SOURCES)
-    return json.loads((out / "assets" / "data" / "results.json").read_text())
+    path = out / "assets" / "data" / "results.json"
+    return report.with_table(json.loads(path.read_text()), path)
 
 
 def rendered(results: dict, raw: Path) -> dict[str, str]:

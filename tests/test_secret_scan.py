@@ -1,7 +1,7 @@
 """The secret scan of `make check` (tests/secret_scan.py) passes on the tracked files and fails,
 naming the file, on a private key or an AWS key planted in a copy of them.
 
-The copy is every git-tracked file of this checkout in a fresh git repository under a
+The copy is every git-tracked file of this checkout, as on disk, in a local clone under a
 temporary folder; the key is made by ssh-keygen (or openssl) at test time, none is ever
 committed, and the AWS key is random. Run: .venv/bin/pytest tests/test_secret_scan.py
 """
@@ -42,14 +42,15 @@ def scan(folder: Path) -> subprocess.CompletedProcess:
 
 @pytest.fixture(scope="module")
 def tree(tmp_path_factory) -> Path:
-    """A fresh repository holding every file this checkout tracks, as it is on disk."""
+    """A local clone (so this repository's commits are known) holding every file this checkout
+    tracks, as it is on disk."""
     copy = tmp_path_factory.mktemp("tracked") / "repo"
+    subprocess.run(["git", "clone", "-q", "--no-checkout", str(REPO), str(copy)], check=True)
     for name in git(REPO, "ls-files", "-z").split("\0"):
         source = REPO / name
         if name and source.is_file() and not source.is_symlink():
             (copy / name).parent.mkdir(parents=True, exist_ok=True)
             shutil.copy2(source, copy / name)
-    git(copy, "init", "-q")
     git(copy, "add", "-A", "--force")  # exactly the copied files, ignored names included
     return copy
 
@@ -120,6 +121,7 @@ def test_a_planted_private_key_and_aws_key_fail_naming_their_files(tree: Path, t
         ('  "token": "{value}",', "commit", False),
         ('  "model.pkl": "{value}",', "commit", False),  # 40 hex is no sha256
         ('  "git_commit": "{value}",', "sha256", False),  # 64 hex is no commit id
+        ('  "old": "{value}",', "commit", False),  # 40 hex, no commit of this repository
     ],
 )
 def test_only_digests_under_file_checksum_or_commit_keys_are_left_out(template, kind, left_out):
@@ -127,3 +129,12 @@ def test_only_digests_under_file_checksum_or_commit_keys_are_left_out(template, 
     line = template.format(value=value, other=secrets.token_hex(32 if kind == "commit" else 20))
     assert is_a_recorded_digest(value, line, HexHighEntropyString()) is left_out
     assert not is_a_recorded_digest(value, line, PrivateKeyDetector())  # other plugins: kept
+
+
+def test_a_commit_of_this_repository_is_left_out_under_any_key():
+    head = subprocess.run(
+        ["git", "rev-parse", "HEAD"], cwd=REPO, capture_output=True, text=True, check=True
+    ).stdout.strip()
+    line = f'  "new": "{head}",'
+    assert is_a_recorded_digest(head, line, HexHighEntropyString())
+    assert not is_a_recorded_digest(head, f'  "new": "{head[::-1]}",', HexHighEntropyString())
