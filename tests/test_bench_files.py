@@ -219,7 +219,9 @@ def test_a_missing_field_is_named_with_its_file(field, bench_copy, tmp_path, cap
 
 
 def made_up_runs(pairs: int, seed: int = 14) -> list[dict]:
-    """Runs shaped as lab/bench/batcher.py records them, with made-up numbers."""
+    """Runs shaped as lab/bench/batcher.py records them (Bench.open_loop, closed_loop), with
+    made-up numbers: the old client records no answer check, as commit 903928e's did not, and
+    one old pair has no overshoot (every batch filled), which the summary leaves out."""
     rng = np.random.default_rng(seed)
     load = {"loadavg": [0.3, 0.4, 0.5], "idle_share": 0.97}
     runs = []
@@ -228,25 +230,33 @@ def made_up_runs(pairs: int, seed: int = 14) -> list[dict]:
             for name, _, multiple in bench_batcher.OPEN_LOOP:
                 rate = 1500 * multiple
                 throughput = min(rate, 1300 * speed * (2.5 if name != "none" else 1))
+                p50_us = float(rng.integers(1000, 3000)) / speed
+                client = {"requests": 1000, "answered": 1000, "never_answered": 0, "non_200": 0,
+                          "client_cpu_us_per_request": float(rng.uniform(50, 120)),
+                          "dispatch_lag_us_p50": 3.0, "event_loop": loop}  # fmt: skip
+                if version == "new":
+                    client.update(answers_compared=1000, answers_differing=0,
+                                  answer_clock="SO_TIMESTAMPNS")  # fmt: skip
                 run = {
                     "version": version, "pair": pair, "kind": "open", "setting": name,
-                    "rate_multiple": multiple, "arrival_rate": rate,
-                    "p50_us": float(rng.integers(1000, 3000)) / speed,
+                    "rate_multiple": multiple, "arrival_rate": rate, "probe_before": None,
+                    "probe_after": None, "latency_us": {"p50": p50_us, "p99": 3 * p50_us},
+                    "p50_us": p50_us, "batches": 500, "mean_batch": 2.0,
                     "throughput": round(float(throughput * rng.uniform(0.97, 1.0)), 3),
-                    "load_before": load, "load_after": load,
+                    "load_before": load, "load_after": load, "client": client,
                     "core_watch": {"others_share": float(rng.uniform(0, 0.02))},
-                    "client": {"client_cpu_us_per_request": float(rng.uniform(50, 120)),
-                               "event_loop": loop, "answers_compared": 1000,
-                               "answers_differing": 0},
                 }  # fmt: skip
                 run["kept_up"] = run["throughput"] >= 0.95 * rate
                 if name == "B=32 W=1":
-                    run["overshoot_us"] = float(rng.uniform(20, 200))
+                    missing = version == "old" and pair == 1
+                    run["overshoot_us"] = None if missing else float(rng.uniform(20, 200))
                 runs.append(run)
             for name, _, connections in bench_batcher.CLOSED_LOOP:
                 runs.append({"version": version, "pair": pair, "kind": "closed", "setting": name,
                              "throughput": float(rng.uniform(1400, 4000)) * speed,
-                             "connections": connections, "load_before": load,
+                             "connections": connections, "client_cpu_us_per_request": 40.0,
+                             "core_watch": {"others_share": 0.01}, "probe_before": None,
+                             "probe_after": None, "load_before": load,
                              "load_after": load})  # fmt: skip
     return runs
 
@@ -290,10 +300,34 @@ def test_batcher_json_is_shown_old_next_to_new_with_the_targets(bench_copy, tmp_
     assert row in page, row
     best = found["summary"]["best_batched_over_none_at_2.5"]
     assert f"at least {pages.num(best['target']['at_least'])}" in page
+    box = json.loads(SITE.reference.read_text())
+    assert f"queue B=1 added {box['quiet_side']['queue_b1_p50_extra_us']} µs" in page
+    assert f"measured as {box['waits']['measured_ms']['1']} ms" in page
     checked = found["summary"]["answers_checked_new"]
     assert f"{pages.num(checked['compared'])} compared, 0\ndiffered" in page
     code, said = report_says(results, tmp_path, capsys)
     assert code == 0, said
+
+
+def test_the_benchmarks_targets_are_the_reference_boxs_own_measures():
+    box = json.loads(SITE.reference.read_text())
+    targets = bench_batcher.TARGETS
+    assert (
+        targets["queue_b1_p50_overhead_us"]["at_most"] == box["quiet_side"]["queue_b1_p50_extra_us"]
+    )
+    overshoot_us = (box["waits"]["measured_ms"]["1"] - 1) * 1000  # measured W minus W
+    assert targets["w1_overshoot_us"]["at_most"] == pytest.approx(overshoot_us)
+    assert (
+        targets["best_batched_over_none_at_2.5"]["at_least"]
+        == (box["saturation"]["best_batched_over_s"])
+    )
+    assert box["saturation"]["best_batched_rate_x_s"] == 2.5
+    assert (
+        targets["b32_w0_kept_up_at_2"]["all_pairs"]
+        == box["busy_side"]["b32_b128_kept_up_everywhere"]
+    )
+    for name in ("queue_b1_p50_overhead_us", "w1_overshoot_us"):
+        assert targets[name]["stretch"] < targets[name]["at_most"]
 
 
 def test_a_smoke_run_is_said_to_be_one(bench_copy, tmp_path):
