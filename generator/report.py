@@ -45,6 +45,7 @@ CELL_ONLY = (
     "batches",
     "full_batch_share",
     "first_wait_unfilled_us_p50",
+    "client_cpu_us_per_request",
 )
 
 
@@ -94,6 +95,9 @@ def part_b_metrics(meta: dict, columns: dict, keep_share: float) -> dict:
         "send_lag_us_p99": rank_percentile(columns["send_lag_us"].tolist(), 99),
     }
     out["non_200"] = n - done - out["never_answered"]
+    client_cpu = (meta.get("client") or {}).get("client_cpu_us_per_request")
+    if client_cpu is not None:
+        out["client_cpu_us_per_request"] = float(client_cpu)
     answered = status == 200
     if answered.any():
         out["mean_batch_size"] = float(np.mean(columns["batch_size"][answered], dtype=float))

@@ -181,6 +181,19 @@ def saturation_section(campaign: Campaign, quiet: list) -> dict | None:
 RUN_SUMMARIES: dict = {}
 
 
+def client_cpu_of(meta: dict, path) -> float | None:
+    """The open-loop client's CPU time per request (µs) a Part B run recorded; None when it
+    did not (older clients)."""
+    value = (meta.get("client") or {}).get("client_cpu_us_per_request")
+    if value is None:
+        return None
+    if isinstance(value, bool) or not isinstance(value, int | float) or not value >= 0:
+        raise DataError(
+            f"{path}: field 'client.client_cpu_us_per_request' must be a number ≥ 0, not {value!r}"
+        )
+    return float(value)
+
+
 def part_b_summary(path, keeps_up_share: float) -> tuple[dict, dict, dict]:
     """(quiet record, setting record and meta keys, per-run metrics) of one Part B file."""
     status = path.stat()
@@ -198,6 +211,9 @@ def part_b_summary(path, keeps_up_share: float) -> tuple[dict, dict, dict]:
             setting["max_batch"],
         )
         metrics["arrival_rate"] = float(meta["arrival_rate"])
+        client_cpu = client_cpu_of(meta, path)
+        if client_cpu is not None:  # issue 14: the load client's own cost, shown per cell
+            metrics["client_cpu_us_per_request"] = client_cpu
         where = {
             "setting": setting["name"],
             "rate": rate_key(meta["rate_multiple"]),
