@@ -104,6 +104,7 @@ def section(campaign: Campaign, rule: dict, decisions: dict) -> dict:
             for key in ("threshold", "max_attempts", "kinds", "budget_runs", "pause_s", "text")
         },  # fmt: skip
         "reference": reference,
+        "workload": calibration.get("workload"),
         "calibration": {
             "made_at": calibration.get("made_at"),
             "probes": len(calibration["probes"]),
