@@ -19,6 +19,7 @@ naming the file and the key. Used by the build (generator.load) and by the repor
 (generator.report), so neither reads the lab's live code.
 """
 
+import dataclasses
 import json
 import math
 from dataclasses import dataclass
@@ -213,7 +214,6 @@ def check(raw: dict, where: Path) -> Description:
             "predict_batch": stage_list(raw, "names.batch_route_stages", where),
         },
         slow_runs=slow_run_rule(raw, where),
-        speed_probe=speed_probe(raw, where),
     )
 
 
@@ -235,11 +235,12 @@ def read_description(folder: Path, info: dict | None = None) -> Description:
     folder = Path(folder)
     campaign_file = folder / CAMPAIGN_FILE
     info = read_json(campaign_file) if info is None else info
+    calibration = speed_probe(info, campaign_file)  # measured, so in campaign.json only
     if any(key in info for key in KEYS):
-        return check(info, campaign_file)
+        return dataclasses.replace(check(info, campaign_file), speed_probe=calibration)
     sidecar = folder / SIDECAR
     if sidecar.exists():
-        return check(read_json(sidecar), sidecar)
+        return dataclasses.replace(check(read_json(sidecar), sidecar), speed_probe=calibration)
     raise DescriptionError(
         f"{campaign_file}: missing field '{KEYS[0]}' (the campaign does not describe its "
         f"rules, guesses and names, and there is no {SIDECAR} beside it)"
