@@ -1,7 +1,7 @@
 """The report: passes on the fixture's golden results.json and, run as `python -m generator
-report`, on every committed full campaign; fails naming the number when one published value
-is altered (guesses included: they must be the campaign's own); checks the explorer's
-printed numbers.
+report`, on every committed full campaign and every committed campaign with a speed probe;
+fails naming the number when one published value is altered (guesses included: they must
+be the campaign's own); checks the explorer's printed numbers.
 
 Run: `.venv/bin/pytest tests/test_report.py`
 """
@@ -57,6 +57,26 @@ def test_report_passes_on_every_committed_full_campaign(full_campaign_builds):
         assert done.returncode == 0, done.stdout[-3000:] + done.stderr
         assert "published numbers agree with the raw data" in done.stdout
         assert "13 guesses, as the campaign wrote them" in done.stdout
+
+
+def probed_campaigns() -> list[str]:
+    """Committed campaigns measured with the speed probe (their campaign.json has one)."""
+    return sorted(path.parent.name for path in (ROOT / "data" / "raw").glob("*/campaign.json")
+                  if "speed_probe" in json.loads(path.read_text()))  # fmt: skip
+
+
+@pytest.mark.parametrize("name", probed_campaigns())
+def test_report_passes_on_every_committed_campaign_with_a_speed_probe(name, tmp_path):
+    build = [sys.executable, "-m", "generator", "build", "--campaign", name, "--out", str(tmp_path)]
+    done = subprocess.run(build, cwd=ROOT, capture_output=True, text=True, timeout=600)
+    assert done.returncode == 0, done.stdout + done.stderr
+    results_path = tmp_path / "assets" / "data" / "results.json"
+    command = [sys.executable, "-m", "generator", "report", "--campaign", name,
+               "--results", str(results_path)]  # fmt: skip
+    done = subprocess.run(command, cwd=ROOT, capture_output=True, text=True, timeout=600)
+    assert done.returncode == 0, done.stdout[-3000:] + done.stderr
+    assert "attempts of" in done.stdout and "published numbers agree" in done.stdout
+    assert (tmp_path / "assets" / "charts" / "probe_weather.json").exists()
 
 
 def scale(value, factor=1.01):
