@@ -93,6 +93,12 @@ def test_killed_twice_then_resumed_gives_every_run_exactly_once(tmp_path):
     calibration = header["speed_probe"]
     assert len(calibration["probes"]) == design.TINY.probe_calibration
     assert set(calibration["reference"]) == {"python_us", "model_us", "memory_us"}
+    # The runner got every batch of each run from /batches: together they hold every answer.
+    queued = [(meta, cols) for meta, cols in part_b if meta["setting"]["batcher"] == "queue"]
+    assert queued
+    for meta, cols in queued:
+        assert meta["client"]["non_200"] == 0
+        assert int(cols["batches_size"].sum()) == meta["client"]["answered"]
 
 
 def test_a_campaign_from_another_machine_is_refused(tmp_path):

@@ -77,6 +77,38 @@ def predict_requests(host: str, port: int, customer_ids) -> list[bytes]:
     return built
 
 
+# ---------------------------------------------------------------- one response, cut out of bytes
+
+
+def read_response(data: bytes) -> tuple[int, bytes, bytes] | None:
+    """(status, lower-cased Server-Timing value, body) of the one HTTP/1.1 response that
+    `data` holds, None while it is incomplete; BadResponse for bytes that are not one
+    response with a Content-Length, or that run beyond it (the clients never pipeline)."""
+    head_end = data.find(HEAD_END)
+    if head_end < 0:
+        return None
+    head = data[:head_end].lower()
+    at = head.find(CONTENT_LENGTH)
+    if at < 0 or not head.startswith(b"http/1."):
+        raise BadResponse(f"response without Content-Length or status line: {bytes(data[:200])!r}")
+    line_end = head.find(b"\r\n", at + len(CONTENT_LENGTH))
+    length = int(head[at + len(CONTENT_LENGTH) : line_end if line_end >= 0 else head_end])
+    total = head_end + 4 + length
+    if len(data) < total:
+        return None
+    if len(data) > total:
+        raise BadResponse(
+            f"{len(data) - total} bytes beyond the answer (the client never pipelines)"
+        )
+    at = head.find(SERVER_TIMING)
+    if at < 0:
+        timing = b""
+    else:
+        line_end = head.find(b"\r\n", at + len(SERVER_TIMING))
+        timing = head[at + len(SERVER_TIMING) : line_end if line_end >= 0 else head_end]
+    return int(data[9:12]), timing, data[head_end + 4 :]
+
+
 # ---------------------------------------------------------------- one kept-alive connection
 
 # on_response(connection, done_ns, status, server_timing_bytes, body_bytes)
@@ -131,45 +163,17 @@ class Connection(asyncio.Protocol):
                 )
             )
             return
-        head_end = data.find(HEAD_END)
-        if head_end < 0:
+        try:
+            answer = read_response(data)
+        except BadResponse as bad:
+            self._fail(BadResponse(f"{self._where()}: {bad}"))
+            return
+        if answer is None:
             self._keep_partial(data)
             return
-        head = data[:head_end].lower()
-        at = head.find(CONTENT_LENGTH)
-        if at < 0 or not head.startswith(b"http/1."):
-            self._fail(
-                BadResponse(
-                    f"{self._where()}: response without Content-Length "
-                    f"or status line: {bytes(data[:200])!r}"
-                )
-            )
-            return
-        line_end = head.find(b"\r\n", at + len(CONTENT_LENGTH))
-        total = (
-            head_end
-            + 4
-            + int(head[at + len(CONTENT_LENGTH) : line_end if line_end >= 0 else head_end])
-        )
-        if len(data) < total:
-            self.buffer = data
-            return
-        if len(data) > total:
-            self._fail(
-                BadResponse(
-                    f"{self._where()}: {len(data) - total} bytes beyond the "
-                    f"answer (the client never pipelines)"
-                )
-            )
-            return
-        at = head.find(SERVER_TIMING)
-        if at < 0:
-            timing = b""
-        else:
-            line_end = head.find(b"\r\n", at + len(SERVER_TIMING))
-            timing = head[at + len(SERVER_TIMING) : line_end if line_end >= 0 else head_end]
+        status, timing, body = answer
         self.busy = False
-        self.on_response(self, done_ns, int(data[9:12]), timing, data[head_end + 4 :])
+        self.on_response(self, done_ns, status, timing, body)
 
     def _keep_partial(self, data: bytes) -> None:
         if len(data) > MAX_HEAD_BYTES:

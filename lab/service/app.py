@@ -7,17 +7,21 @@ Routes
   GET  /health          {"status": "ok", "batcher": …, "max_batch": …, "max_wait_ms": …}
   POST /predict         {"customer_id": 123} -> {"customer_id": 123, "probability": p}
                         404 unknown customer, 422 malformed body, 413 body too large;
-                        Server-Timing: ready, queued, model durations and the batch size
+                        Server-Timing: ready, queued, model, call durations and the
+                        batch size (lab/service/server_timing.py says what each covers)
   POST /predict_batch   {"records": [{"customer_id": …}, …]} -> {"predictions": [slot, …]},
                         dense and aligned (see lab/service/batch_route.py); Server-Timing: parse,
                         validate, lookup, model, serialize
-  GET  /batches         {"size": [...], "first_wait_us": [...]}, one entry per batch made
+  GET  /batches         {"size": [...], "first_wait_us": [...], "batches_made": n,
+                        "rows_scored": n, "records_dropped": n}: the last 262,144 batches
+                        (batcher.KEEP_BATCHES), oldest first, and totals since the start
 
 Batcher none: the handler scores its own row. Batcher queue: the row goes to the
 micro-batcher (lab/service/batcher.py) with the cap B and the wait W. Every score comes
 from `lab.model.scoring.score`, so answers equal the single-row score to the bit.
 """
 
+import contextlib
 import json
 import threading
 import time
@@ -26,10 +30,12 @@ from functools import partial
 from pathlib import Path
 from typing import Annotated
 
+import numpy as np
 from fastapi import Depends, FastAPI, Request
 from fastapi.responses import Response
 
 from lab.model import artifacts
+from lab.model.feature_names import FEATURES
 from lab.model.scoring import score
 from lab.model.store import FeatureStore
 from lab.service.batch_route import (
@@ -40,7 +46,7 @@ from lab.service.batch_route import (
     error_body,
     parse_json,
 )
-from lab.service.batcher import MicroBatcher, ModelCallFailed
+from lab.service.batcher import KEEP_BATCHES, NO_BATCHES, MicroBatcher, ModelCallFailed
 from lab.service.openapi import JSON, predict_batch_openapi, predict_openapi, status_openapi
 from lab.service.server_timing import format_durations, format_server_timing
 
@@ -105,6 +111,7 @@ class Predictor:
         self.max_records = max_records
         self.batch_body_limit = max(1 << 20, max_records * BYTES_PER_RECORD)
 
+    # --8<-- [start:predict]
     async def predict(self, request: Request) -> Response:
         started = time.perf_counter()
         try:
@@ -119,27 +126,31 @@ class Predictor:
         ready = time.perf_counter()
         if self.batcher is None:
             try:
-                probability, model_started, size = float(self.score_rows(row)[0]), ready, 1
+                probability = float(self.score_rows(row)[0])
             except Exception as error:  # the model failed: a 500 that says why
                 reason = f"{type(error).__name__}: {error}"
-                return self._model_failed(ModelCallFailed(reason, ready, 1), started, ready)
+                failed = ModelCallFailed(reason, ready, 1, time.perf_counter())
+                return self._model_failed(failed, started, ready)
+            model_started, size, model_done = ready, 1, time.perf_counter()
         else:
             try:
-                probability, model_started, size = await self.batcher.submit(row)
+                probability, model_started, size, model_done = await self.batcher.submit(row)
             except ModelCallFailed as failed:
                 return self._model_failed(failed, started, ready)
         back = time.perf_counter()
         timing = format_server_timing(
-            ready - started, model_started - ready, back - model_started, size
-        )
+            ready - started, model_started - ready, back - model_started, size,
+            model_done - model_started,
+        )  # fmt: skip
         content = f'{{"customer_id":{customer_id},"probability":{probability!r}}}'
         return json_response(content.encode(), 200, timing)
+        # --8<-- [end:predict] (the site's handler page shows this method: generator/sources.py)
 
     def _model_failed(self, failed: ModelCallFailed, started: float, ready: float) -> Response:
         back = time.perf_counter()
         timing = format_server_timing(
             ready - started, failed.model_started - ready, back - failed.model_started,
-            failed.batch_size,
+            failed.batch_size, failed.model_done - failed.model_started,
         )  # fmt: skip
         message = f"the model call for this request's batch failed: {failed.reason}"
         return json_response(error_body(message), 500, timing)
@@ -165,8 +176,16 @@ class Predictor:
         return json_response(content, status, format_durations(durations))
 
     def batches(self) -> Response:
-        found = self.batcher.batches() if self.batcher else {"size": [], "first_wait_us": []}
+        found = self.batcher.batches() if self.batcher else NO_BATCHES
         return json_response(json.dumps(found, separators=(",", ":")).encode())
+
+
+def warm_up(model) -> None:
+    """Score one row before serving: a process's first model call pays one-off costs (tens of
+    milliseconds: scikit-learn's input check looks for dataframe plugins in every installed
+    package's metadata), which would otherwise land on the first measured request."""
+    with contextlib.suppress(Exception):  # a model that fails is reported per request
+        score(model, np.zeros((1, len(FEATURES))))
 
 
 def create_app(
@@ -176,6 +195,7 @@ def create_app(
     store_path: Path | None = None,
     model=None,
     max_records: int = 10_000,
+    keep_batches: int = KEEP_BATCHES,
 ) -> FastAPI:
     """The service as a FastAPI app; `model` and `store_path` default to the built artifacts."""
     check_setting(batcher, max_batch, max_wait_ms)
@@ -183,8 +203,11 @@ def create_app(
         raise ValueError(f"max_records must be 0 or more, got {max_records}")
     model = artifacts.load_model() if model is None else model
     store_path = artifacts.store_path() if store_path is None else store_path
+    warm_up(model)
     micro = (
-        MicroBatcher(partial(score, model), max_batch, max_wait_ms) if batcher == "queue" else None
+        MicroBatcher(partial(score, model), max_batch, max_wait_ms, keep_batches=keep_batches)
+        if batcher == "queue"
+        else None
     )
     predictor = Predictor(model, store_path, micro, max_records)
     health = json.dumps(

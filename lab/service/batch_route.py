@@ -126,6 +126,7 @@ def records_of(payload, max_records: int) -> list:
     return records
 
 
+# --8<-- [start:slots]
 def empty_slots(records: list) -> tuple[list[dict], list[tuple[int, int]]]:
     """One output slot per record (customer_id echoed), and (slot, id) for the valid ones."""
     slots, valid = [], []
@@ -157,6 +158,7 @@ def gather_rows(
             rows.append(features)
             scored_slots.append(position)
     return np.array(rows, dtype=np.float64).reshape(len(rows), len(FEATURES)), scored_slots
+    # --8<-- [end:slots] (the site's batch route page shows these two: generator/sources.py)
 
 
 def answer(

@@ -119,6 +119,13 @@ class LaunchedService(ServiceProcess):
         except OSError:
             return False
 
+    def _wait_until_reaped(self, timeout: float = 5.0) -> None:
+        """A zombie is still exiting (its threads, its memory): the next run must not share
+        the core with it, so wait until the launcher's automatic reaping has removed it."""
+        deadline = time.monotonic() + timeout
+        while os.path.exists(f"/proc/{self.child_pid}") and time.monotonic() < deadline:
+            time.sleep(0.005)
+
     def stderr_text(self) -> str:
         try:
             with open(self.log_path, errors="replace") as handle:
@@ -138,6 +145,7 @@ class LaunchedService(ServiceProcess):
                 os.kill(self.child_pid, signal.SIGKILL)
                 while self.poll() is None:
                     time.sleep(0.02)
+        self._wait_until_reaped()
         if self.log_path:
             os.unlink(self.log_path)
             self.log_path = None

@@ -55,7 +55,9 @@ class ServiceProcess:
         max_records: int = 10_000,
         extra_env: dict | None = None,
         startup_timeout: float = 120.0,
+        cwd=None,
     ):
+        """`cwd`: the checkout whose `python -m lab serve` runs (default: this one)."""
         self.batcher = batcher
         self.max_batch = max_batch
         self.max_wait_ms = max_wait_ms
@@ -65,6 +67,7 @@ class ServiceProcess:
         self.max_records = max_records
         self.extra_env = extra_env
         self.startup_timeout = startup_timeout
+        self.cwd = cwd or paths.REPO
         self.process: subprocess.Popen | None = None
         self._stderr = None
 
@@ -106,7 +109,7 @@ class ServiceProcess:
         self._stderr = tempfile.TemporaryFile()  # noqa: SIM115 (closed by stop)
         self.process = subprocess.Popen(
             self.command(),
-            cwd=paths.REPO,
+            cwd=self.cwd,
             env=single_thread_env(self.extra_env),
             stdin=subprocess.DEVNULL,
             stdout=self._stderr,
@@ -150,7 +153,8 @@ class ServiceProcess:
         return self._get("/health")
 
     def batches(self) -> dict:
-        """Every batch the micro-batcher made: {"size": [...], "first_wait_us": [...]}."""
+        """The micro-batcher's batches: {"size": [...], "first_wait_us": [...], "batches_made":
+        n, "rows_scored": n, "records_dropped": n} (see lab.service, GET /batches)."""
         return self._get("/batches")
 
     def _get(self, path: str) -> dict:

@@ -9,6 +9,7 @@ from lab.campaign.executors.common import client_columns, quiet, service, watch_
 from lab.campaign.speed import probe_now
 from lab.load.arrivals import arrival_seed
 from lab.machine.quiet import load_snapshot
+from lab.model import expected
 from lab.rawformat.names import rate_key
 
 # Part B's per-request durations are kept to 8 significant bits (exact below 256 µs,
@@ -20,6 +21,9 @@ PART_B_LOG8 = ("latency_us", "send_lag_us", "ready_us", "queued_us", "model_us",
 def run_part_b(context: Context, run: dict, echo=None) -> RunResult:
     if not context.saturation_s:
         raise RunFailed("S is not measured yet: the saturation runs must finish first")
+    # The client checks every answer against these single-row scores; made once (about 10 s,
+    # on the runner's core) so no client computes them on the measurement core.
+    expected.ensure()
     arrival_rate = run["rate_multiple"] * context.saturation_s
     seed = arrival_seed(context.campaign, run["round"], run["rate_multiple"])
     with service(context, run["setting"]) as proc:
@@ -44,6 +48,14 @@ def run_part_b(context: Context, run: dict, echo=None) -> RunResult:
         probes.update(probe_now(context, "after"))
         batches = proc.batches()
         load_after = load_snapshot(context.cpu)
+    # The model call alone stays in the client's own file: one more per-request column would
+    # take a full campaign past 40 MiB (the per-request `model_us` holds it and the way back).
+    columns.pop("call_us", None)
+    if batches["records_dropped"]:  # the service keeps lab/service/batcher.py's KEEP_BATCHES
+        raise RunFailed(
+            f"the service kept only the last {len(batches['size']):,} of its "
+            f"{batches['batches_made']:,} batches: raise KEEP_BATCHES in lab/service/batcher.py"
+        )
     columns["batches_size"] = np.asarray(batches["size"], dtype="uint16")
     columns["batches_first_wait_us"] = np.asarray(batches["first_wait_us"], dtype="uint32")
     meta = {
