@@ -21,6 +21,7 @@ from pathlib import Path
 
 import pytest
 
+from generator import report
 from lab import design
 from lab.rawformat import codec
 
@@ -157,7 +158,8 @@ def test_the_report_agrees_and_fails_when_a_decision_is_altered(slow_campaign, t
         "a decision left out": lambda r: r["speed_probe"]["decisions"].pop("part_a-0"),
     }
     for label, alter in alterations.items():
-        results = json.loads(path.read_text())
+        # The simulator's table read in, so the altered copy stands alone in tmp_path.
+        results = report.with_table(json.loads(path.read_text()), path)
         alter(results)
         altered = tmp_path / f"{label}.json"
         altered.write_text(json.dumps(results))

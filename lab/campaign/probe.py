@@ -35,6 +35,7 @@ from lab.errors import LabError
 from lab.machine.processes import die_with_parent, python, single_thread_env
 from lab.model import artifacts
 from lab.model.scoring import as_rows, score
+from lab.rawformat import codec
 
 PROBE_PARTS = ("python_us", "model_us", "memory_us")
 PYTHON_LOOP_STEPS = 20_000
@@ -242,9 +243,8 @@ def main(args) -> int:
         f"slowness against the median probe: {summary['slowness_min']:.3f} … "
         f"{summary['slowness_max']:.3f} (p90 {summary['slowness_p90']:.3f})"
     )
-    if args.out:
-        with open(args.out, "w") as handle:
-            json.dump({"probes": probes, "summary": summary, "load": os.getloadavg()}, handle)
+    if args.out:  # atomically, like every file the lab writes
+        codec.write_json(args.out, {"probes": probes, "summary": summary, "load": os.getloadavg()})
     return 0
 
 
