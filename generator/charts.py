@@ -518,6 +518,76 @@ def part_c_breakdown(results: dict) -> dict:
     }
 
 
+# --- the host's weather: the speed probe over the campaign -------------------------------------
+
+
+def probe_weather(results: dict) -> dict:
+    """Every attempt's probe before and after it, against the campaign's reference, in the
+    order the attempts ran; re-run attempts ringed, the rule's threshold drawn."""
+    speed = results["speed_probe"]
+    table, rule = speed["attempts"], speed["rule"]
+    count = len(table["run_id"])
+    positions = list(range(1, count + 1))
+    unjudged = set(table["not_judged"])
+
+    def label(index: int) -> str:
+        run_id, attempt = table["run_id"][index], table["attempt"][index]
+        text = run_id if attempt == 1 else f"{run_id}, attempt {attempt}"
+        return text + (" (the rule does not re-run it)" if index in unjudged else "")
+
+    traces = []
+    for moment, symbol in (("before", "circle"), ("after", "diamond")):
+        traces.append(
+            {
+                "type": "scatter",
+                "mode": "markers",
+                "name": f"probe {moment} the run",
+                "x": positions,
+                "y": table[moment],
+                "marker": {"size": 6, "symbol": symbol},
+                "text": [
+                    f"{label(i)}: probe {moment} {show(v, '×')} the reference"
+                    for i, v in enumerate(table[moment])
+                ],  # fmt: skip
+                "hovertemplate": "%{text}<extra></extra>",
+            }
+        )
+    again = [i for i in range(count) if table["attempt"][i] > 1]
+    if again:
+        traces.append(
+            {
+                "type": "scatter",
+                "mode": "markers",
+                "name": "an attempt the rule asked for (a re-run)",
+                "x": [positions[i] for i in again],
+                "y": [max(table["before"][i], table["after"][i]) for i in again],
+                "marker": {"size": 14, "symbol": "circle-open", "color": "#2ca02c"},
+                "text": [label(i) for i in again],
+                "hovertemplate": "%{text}<extra></extra>",
+            }
+        )
+    limit = 1 + rule["threshold"]
+    traces.append(
+        {
+            "type": "scatter",
+            "mode": "lines",
+            "name": f"threshold: {limit:g} × the reference",
+            "x": [1, max(count, 1)],
+            "y": [limit, limit],
+            "line": {"dash": "dash", "color": "#d62728"},
+            "hoverinfo": "skip",
+        }
+    )
+    return {
+        "data": traces,
+        "layout": layout(
+            "The speed probe before and after every attempt (above the dashed line: slow)",
+            axis("attempts, in the order they ran (re-runs at the end of their block)"),
+            axis("probe time / the campaign's reference"),
+        ),
+    }
+
+
 # --- all charts -----------------------------------------------------------------------------
 
 
@@ -549,4 +619,6 @@ def all_charts(results: dict, quiet: str, busy: str) -> dict:
     if "part_c" in results:
         charts["part_c_time_per_record"] = part_c_time_per_record(results)
         charts["part_c_breakdown"] = part_c_breakdown(results)
+    if "speed_probe" in results:
+        charts["probe_weather"] = probe_weather(results)
     return {name: spec for name, spec in charts.items() if spec and spec["data"]}

@@ -2,10 +2,15 @@
 
 A campaign is judged by what it recorded when it started, never by the lab's code of today:
     rules    keeps_up_share, told_apart {rule, text}, quiet {idle_share,
-             other_core_idle_share, seconds, tries}
+             other_core_idle_share, seconds, tries}, and from issue 13 on slow_runs
+             {threshold, max_attempts, kinds, budget_runs, pause_s, selection, text}
+    speed_probe  (campaign.json only, from issue 13 on) {reference, probes, made_at, workload}:
+             the speed probe's calibration at the campaign's start
     guesses  git_commit and items [{id, date, text, figure, compare, unit, low, high | value}]
     names    quiet_rate, busy_rate (rate keys), predict_stages, batch_route_stages
-New campaigns carry these keys (and description_version) in campaign.json. The campaigns
+New campaigns carry these keys (and description_version) in campaign.json. A campaign
+without `rules.slow_runs` or `speed_probe` (every one before issue 13) had no speed probe and
+no slow-run rule: both read as None, and its runs have one attempt each. The campaigns
 measured before that carry them in a sidecar beside it, campaign.description.json, rebuilt
 from the git history at the campaign's commit (data/rebuild_description.py).
 
@@ -14,6 +19,7 @@ naming the file and the key. Used by the build (generator.load) and by the repor
 (generator.report), so neither reads the lab's live code.
 """
 
+import dataclasses
 import json
 import math
 from dataclasses import dataclass
@@ -26,6 +32,8 @@ SIDECAR = "campaign.description.json"
 VERSION = 1
 KEYS = ("rules", "guesses", "names", "description_version")
 TOLD_APART_RULES = ("all_rounds_agree_in_sign",)  # the rules generator.stats implements
+SLOW_RUN_SELECTIONS = ("first_not_slow_else_least_slow",)  # the one generator.stats implements
+PROBE_PARTS = ("python_us", "model_us", "memory_us")
 COMPARES = ("between", ">=", "<=", "==")
 GUESS_FIELDS = ("id", "date", "text", "figure", "compare", "unit")
 
@@ -47,6 +55,8 @@ class Description:
     quiet_rate: str
     busy_rate: str
     stages: dict  # route ("predict", "predict_batch") -> its Server-Timing stage names
+    slow_runs: dict | None = None  # the slow-run rule; None: the campaign had none
+    speed_probe: dict | None = None  # the calibration: reference, probes, made_at, workload
 
     @property
     def names(self) -> dict:
@@ -55,11 +65,14 @@ class Description:
 
     @property
     def rules(self) -> dict:
-        return {
+        rules = {
             "keeps_up_share": self.keeps_up_share,
             "told_apart": self.told_apart,
             "quiet": self.quiet,
         }
+        if self.slow_runs is not None:
+            rules["slow_runs"] = self.slow_runs
+        return rules
 
 
 def field(mapping, dotted: str, where: Path):
@@ -126,6 +139,43 @@ def check_guess(item, index: int, where: Path) -> dict:
     return dict(item)
 
 
+def slow_run_rule(raw: dict, where: Path) -> dict | None:
+    """rules.slow_runs, checked; None when the campaign has no slow-run rule."""
+    if "slow_runs" not in field(raw, "rules", where):
+        return None
+    selection = text(raw, "rules.slow_runs.selection", where)
+    if selection not in SLOW_RUN_SELECTIONS:
+        raise DescriptionError(
+            f"{where}: field 'rules.slow_runs.selection' is {selection!r}, expected one of "
+            f"{SLOW_RUN_SELECTIONS}"
+        )
+    kinds = field(raw, "rules.slow_runs.kinds", where)
+    if not isinstance(kinds, list) or not all(isinstance(kind, str) for kind in kinds):
+        raise DescriptionError(f"{where}: field 'rules.slow_runs.kinds' is {kinds!r}, "
+                               "expected a list of run kinds")  # fmt: skip
+    return {
+        "threshold": number(raw, "rules.slow_runs.threshold", where, 0, math.inf),
+        "max_attempts": int(number(raw, "rules.slow_runs.max_attempts", where, 1, math.inf)),
+        "kinds": list(kinds),
+        "budget_runs": int(number(raw, "rules.slow_runs.budget_runs", where, 0, math.inf)),
+        "pause_s": number(raw, "rules.slow_runs.pause_s", where, 0, math.inf),
+        "selection": selection,
+        "text": text(raw, "rules.slow_runs.text", where),
+    }
+
+
+def speed_probe(raw: dict, where: Path) -> dict | None:
+    """speed_probe (the calibration), its reference checked; None when there is none."""
+    if "speed_probe" not in raw:
+        return None
+    for part in PROBE_PARTS:
+        number(raw, f"speed_probe.reference.{part}", where, 1e-9, math.inf)
+    probes = field(raw, "speed_probe.probes", where)
+    if not isinstance(probes, list) or not probes:
+        raise DescriptionError(f"{where}: field 'speed_probe.probes' is not a list of probes")
+    return dict(raw["speed_probe"])
+
+
 def check(raw: dict, where: Path) -> Description:
     """The description in `raw` (campaign.json or the sidecar), checked key by key."""
     version = field(raw, "description_version", where)
@@ -163,6 +213,7 @@ def check(raw: dict, where: Path) -> Description:
             "predict": stage_list(raw, "names.predict_stages", where),
             "predict_batch": stage_list(raw, "names.batch_route_stages", where),
         },
+        slow_runs=slow_run_rule(raw, where),
     )
 
 
@@ -184,11 +235,12 @@ def read_description(folder: Path, info: dict | None = None) -> Description:
     folder = Path(folder)
     campaign_file = folder / CAMPAIGN_FILE
     info = read_json(campaign_file) if info is None else info
+    calibration = speed_probe(info, campaign_file)  # measured, so in campaign.json only
     if any(key in info for key in KEYS):
-        return check(info, campaign_file)
+        return dataclasses.replace(check(info, campaign_file), speed_probe=calibration)
     sidecar = folder / SIDECAR
     if sidecar.exists():
-        return check(read_json(sidecar), sidecar)
+        return dataclasses.replace(check(read_json(sidecar), sidecar), speed_probe=calibration)
     raise DescriptionError(
         f"{campaign_file}: missing field '{KEYS[0]}' (the campaign does not describe its "
         f"rules, guesses and names, and there is no {SIDECAR} beside it)"

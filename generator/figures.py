@@ -568,6 +568,71 @@ def batched_p99s(results: dict, busy: str) -> list:
     return values or known(None)
 
 
+def spread_of(values: list, key: str):
+    found = stats.spread(values)
+    return known(found[key] if found else None)
+
+
+def noise_figures(results: dict, quiet: str) -> list:
+    """How far one run or round moves: S over its runs, none's p50 and p99 over the rounds
+    at the quiet rate (the per-round values the paired verdicts rest on)."""
+    at = slug(quiet)
+
+    def runs_s(r):
+        return [run["throughput"] for run in get(r, "saturation", "runs")]
+
+    rows = [
+        (
+            "S_spread",
+            "share",
+            "(fastest − slowest S run) / S",
+            lambda r: spread_of(runs_s(r), "spread"),
+        ),
+    ]
+    for metric in ("p50_ms", "p99_ms"):
+        label = metric[:3]
+
+        def rounds(r, m=metric):
+            return get(cell(r, NONE, quiet), "by_round", m)
+
+        rows += [
+            (f"none_{label}_ms_lowest_round_at_{at}", "ms",
+             f"none's lowest {label} of a round at {quiet} × S",
+             lambda r, f=rounds: spread_of(f(r), "min")),
+            (f"none_{label}_ms_highest_round_at_{at}", "ms",
+             f"none's highest {label} of a round at {quiet} × S",
+             lambda r, f=rounds: spread_of(f(r), "max")),
+            (f"none_{label}_spread_at_{at}", "share",
+             f"(highest − lowest round) / median, none's {label} at {quiet} × S",
+             lambda r, f=rounds: spread_of(f(r), "spread")),
+        ]  # fmt: skip
+    return rows
+
+
+def speed_probe_figures(results: dict) -> list:
+    """The slow-run rule's work in this campaign (only where the campaign had the probe)."""
+    speed = get(results, "speed_probe")
+    return [
+        ("probe_threshold", "share", "slow-run threshold: a probe this much slower than "
+         "the reference makes the attempt slow", lambda r: speed["rule"]["threshold"]),
+        ("slow_runs_rerun", "runs", "runs measured again because a probe found the core slow",
+         lambda r: speed["runs_rerun"]),
+        ("slow_reruns", "attempts", "attempts after the first, over the campaign",
+         lambda r: speed["reruns"]),
+        ("slow_attempts", "attempts", "attempts whose probe before or after was slow",
+         lambda r: speed["slow_attempts"]),
+        ("slow_never_passed", "runs", "runs whose every attempt was slow (kept, marked)",
+         lambda r: len(speed["never_passed"])),
+        ("quiet_but_slow_attempts", "attempts",
+         "attempts that met the quiet rule and still had a slow probe",
+         lambda r: speed["quiet_but_slow"]),
+        ("probe_slowness_max", "×", "the slowest probe of any attempt, against the reference",
+         lambda r: known(speed["slowness_max"])),
+        ("probe_slowness_min", "×", "the fastest probe of any attempt, against the reference",
+         lambda r: known(speed["slowness_min"])),
+    ]  # fmt: skip
+
+
 def table(results: dict, quiet: str, busy: str) -> list:
     """Every figure row this campaign can have a go at: (name, unit, what, function)."""
     rows = fixed_figures(quiet)
@@ -577,6 +642,8 @@ def table(results: dict, quiet: str, busy: str) -> list:
         lambda r: top_rate_figures(r, quiet, busy),
         part_c_figures,
         answer_figures,
+        lambda r: noise_figures(r, quiet),
+        speed_probe_figures,
     )
     for family in families:
         try:

@@ -2,8 +2,9 @@
 
 Chooses the campaign (asked, else the newest complete `full`, else the newest complete,
 else the newest), reads campaign.json, the campaign's description of itself (its rules,
-guesses and names: generator/description.py), schedule.json and failures.json, lists missing
-runs, and reads each run file checking that the fields and columns its kind needs are there.
+guesses and names: generator/description.py), schedule.json and failures.json, lists the run
+files (a run the slow-run rule measured again has one per attempt), lists missing runs, and
+reads each run file checking that the fields and columns its kind needs are there.
 Used by `python -m generator build`; errors are DataError("<file>: <what is wrong>").
 """
 
@@ -94,8 +95,10 @@ class Campaign:
     schedule: list
     failures: dict
     chosen: str
-    files: dict = field(default_factory=dict)
+    files: dict = field(default_factory=dict)  # run_id -> the file of the attempt used
+    attempts: dict = field(default_factory=dict)  # run_id -> every attempt's file, in order
     description: Description | None = None  # read for the chosen campaign
+    speed: dict | None = None  # the slow-run rule's record (generator/attempts.py), once applied
 
     @property
     def missing(self) -> list[dict]:
@@ -172,8 +175,34 @@ def open_campaign(folder: Path, chosen: str) -> Campaign:
         failures=read_failures(folder / "failures.json"),
         chosen=chosen,
     )
-    campaign.files = {p.name[: -len(codec.SUFFIX)]: p for p in codec.run_files(folder)}
+    campaign.attempts = run_attempts(folder)
+    # Attempt 1 until the slow-run rule says otherwise (generator/attempts.py).
+    campaign.files = {run_id: paths[0] for run_id, paths in campaign.attempts.items()}
     return campaign
+
+
+ATTEMPT_MARK = "@"  # runs/<run_id>@<n>.run.zip is attempt n (data/README.md)
+
+
+def run_attempts(folder: Path) -> dict:
+    """{run_id: [attempt 1's file, attempt 2's …]} of the run files; the attempts of a run
+    must be numbered 1, 2, … with none left out."""
+    numbered = {}
+    for path in codec.run_files(folder):
+        name = path.name[: -len(codec.SUFFIX)]
+        run_id, mark, number = name.partition(ATTEMPT_MARK)
+        if mark and (not number.isdigit() or int(number) < 2):
+            raise DataError(f"{path}: an attempt file is named <run_id>@<2, 3 …>.run.zip")
+        numbered.setdefault(run_id, {})[int(number) if mark else 1] = path
+    attempts = {}
+    for run_id, by_number in sorted(numbered.items()):
+        if sorted(by_number) != list(range(1, len(by_number) + 1)):
+            raise DataError(
+                f"{folder / 'runs'}: the attempts of {run_id} are {sorted(by_number)}, "
+                f"expected 1 to {len(by_number)} with none left out"
+            )
+        attempts[run_id] = [by_number[n] for n in sorted(by_number)]
+    return attempts
 
 
 def described(campaign: Campaign) -> Campaign:

@@ -24,6 +24,7 @@ import numpy as np
 
 from generator import (
     report_answers,
+    report_attempts,
     report_bench,
     report_figures,
     report_pictures,
@@ -191,23 +192,44 @@ class Checker:
 
 
 def load_campaign(raw: Path, name: str | None, results: dict) -> dict:
-    """Schedule, files and every run's meta and columns, for the campaign results.json names."""
+    """Schedule, files and every run's meta and columns, for the campaign results.json names:
+    of a run with several attempts, the one the slow-run rule uses, judged here again."""
     name = name or results["campaign"]["name"]
     folder = Path(raw) / name
     schedule = json.loads((folder / "schedule.json").read_text())
-    runs = {}
-    for entry in schedule:
-        path = folder / "runs" / f"{entry['run_id']}.run.zip"
-        if path.exists():
-            runs[entry["run_id"]] = (entry, *read_run_file(path))
     info = json.loads((folder / "campaign.json").read_text())
     described = read_description(folder, info)
+    rule = described.slow_runs if described.speed_probe else None
+    files, runs, verdicts, metas_of = report_attempts.attempt_files(folder), {}, {}, {}
+    for entry in schedule:
+        found = files.get(entry["run_id"], {})
+        if sorted(found) != list(range(1, len(found) + 1)):
+            raise Disagreement(f"{entry['run_id']}: attempt files {sorted(found)}, not 1, 2 …")
+        if not found:
+            continue
+        use = 1
+        if rule is not None:
+            metas = [codec.read_meta(found[number]) for number in sorted(found)]
+            reference = described.speed_probe["reference"]
+            verdict = report_attempts.judge_run(metas, entry["kind"], rule, reference)
+            try:
+                report_attempts.follows_rule(entry["run_id"], verdict, rule)
+            except report_attempts.RuleBroken as error:
+                raise Disagreement(f"the slow-run rule: {error}") from error
+            verdicts[entry["run_id"]], use = verdict, verdict["chosen"]
+            metas_of[entry["run_id"]] = metas
+        elif len(found) > 1:
+            raise Disagreement(f"{entry['run_id']}: {len(found)} attempts, no slow-run rule")
+        runs[entry["run_id"]] = (entry, *read_run_file(found[use]))
     return {
         "name": name,
         "schedule": schedule,
         "runs": runs,
         "info": info,
         "description": described,
+        "rule": rule,
+        "verdicts": verdicts,
+        "attempt_metas": metas_of,
     }
 
 
@@ -276,6 +298,98 @@ def check_quiet(data, results, check, say):
             f"lowest idle share before a run {min(before):.0%}, most steal {steal:.1%}, "
             f"highest 1-minute load {busiest:.2f}"
         )
+
+
+def check_speed_probe(data, results, check, say) -> dict:
+    """The slow-run rule's decisions, judged again from the raw probes, against results.json:
+    every attempt's slowness in the order they ran, each decision, the counts."""
+    rule, verdicts = data["rule"], data["verdicts"]
+    if rule is None:
+        if "speed_probe" in results:
+            raise Disagreement("speed_probe: published, but the campaign had no speed probe")
+        say("no speed probe in this campaign: every run has one attempt")
+        return {}
+    judged = {run_id: v for run_id, v in verdicts.items() if v["judged"]}
+    reruns = sum(len(v["slow"]) - 1 for v in judged.values())
+    if reruns > rule["budget_runs"]:
+        raise Disagreement(f"{reruns} re-runs, over the rule's budget of {rule['budget_runs']}")
+    ran = sorted((at, run_id, index) for run_id, v in verdicts.items()
+                 for index, at in enumerate(v["at"]))  # fmt: skip
+    table = ("speed_probe", "attempts")
+    check.dig(results, (*table, "run_id"), [run_id for _, run_id, _ in ran])
+    check.dig(results, (*table, "attempt"), [index + 1 for _, _, index in ran])
+    for moment in ("before", "after"):
+        check.dig(results, (*table, moment), [verdicts[r][moment][i] for _, r, i in ran])
+    decided = {run_id: v for run_id, v in judged.items() if True in v["slow"]}
+    published = results["speed_probe"].get("decisions", {})
+    check.same("speed_probe/decisions (runs)", sorted(published), sorted(decided))
+    for run_id, verdict in decided.items():
+        for key in ("slow", "chosen", "passed"):
+            check.dig(results, ("speed_probe", "decisions", run_id, key), verdict[key])
+    found = {
+        "threshold": rule["threshold"],
+        "runs_rerun": sum(len(v["slow"]) > 1 for v in judged.values()),
+        "reruns": reruns,
+        "slow_attempts": sum(v["slow"].count(True) for v in judged.values()),
+        "never_passed": [run_id for run_id, v in judged.items() if not v["passed"]],
+        "quiet_but_slow": sum(
+            bool((meta.get("quiet") or {}).get("quiet")) and slow
+            for run_id, v in judged.items()
+            for meta, slow in zip(data["attempt_metas"][run_id], v["slow"], strict=True)
+        ),
+    }
+    for key, value in found.items():
+        if key != "threshold":
+            check.dig(results, ("speed_probe", key), value)
+    check.dig(results, ("speed_probe", "rule", "threshold"), rule["threshold"])
+    check.dig(results, ("speed_probe", "rule", "budget_runs"), rule["budget_runs"])
+    for part, value in data["description"].speed_probe["reference"].items():
+        check.dig(results, ("speed_probe", "reference", part), value)
+    every = [x for v in verdicts.values() for x in v["before"] + v["after"]]
+    found["slowness_min"], found["slowness_max"] = min(every), max(every)
+    check.dig(results, ("speed_probe", "slowness_max"), found["slowness_max"])
+    check.dig(results, ("speed_probe", "slowness_min"), found["slowness_min"])
+    say(
+        f"{len(ran)} attempts of {len(verdicts)} runs probed; {found['slow_attempts']} slow "
+        f"(a probe over {1 + rule['threshold']:g}× the reference); {found['runs_rerun']} runs "
+        f"measured again ({reruns} re-runs, budget {rule['budget_runs']}); "
+        f"{len(found['never_passed'])} never passed"
+    )
+    return found
+
+
+def check_marks(data, results, check, say) -> None:
+    """Every section that rests on a run which never passed the slow-run rule says so, and
+    none says so of a run that passed."""
+    never = {run_id for run_id, v in data["verdicts"].items() if v["judged"] and not v["passed"]}
+    marked = {"part_a": [], "part_c": [], "saturation": [], "part_b": {}}
+    for run_id in sorted(never):
+        entry, meta, _ = data["runs"][run_id]
+        if entry["kind"] == "part_b":
+            key = (record_name(meta["setting"]), rate_key(meta["rate_multiple"]))
+            marked["part_b"].setdefault(key, []).append(meta["round"])
+        else:
+            marked[entry["kind"]].append(run_id)
+    if "part_a" in results:
+        indexes = sorted(data["runs"][r][1]["run_index"] for r in marked["part_a"])
+        check.same("part_a/never_passed_runs", results["part_a"].get("never_passed_runs", []),
+                   indexes)  # fmt: skip
+    if "part_c" in results:
+        check.same("part_c/never_passed_runs", results["part_c"].get("never_passed_runs", []),
+                   sorted(marked["part_c"]))  # fmt: skip
+    for index, run in enumerate(results.get("saturation", {}).get("runs", [])):
+        check.same(f"saturation/runs/{index}/never_passed", run.get("never_passed", False),
+                   run["run_id"] in marked["saturation"])  # fmt: skip
+    for name, setting in results.get("part_b", {}).get("settings", {}).items():
+        for rate, cell in setting["rates"].items():
+            check.same(f"part_b/settings/{name}/rates/{rate}/never_passed_rounds",
+                       cell.get("never_passed_rounds", []),
+                       sorted(marked["part_b"].get((name, rate), [])))  # fmt: skip
+    if data["rule"] is None:
+        say("no slow-run rule in this campaign")
+        return
+    say(f"{len(never)} runs never passed the slow-run rule; every section resting on one says so"
+        if never else "every run judged by the slow-run rule passed it")  # fmt: skip
 
 
 def check_part_a(data, results, check, say):
@@ -668,12 +782,14 @@ def run_checks(
         return lambda line: echo(f"   {line}")
 
     check_missing(data, results, check, section("runs"))
+    speed = check_speed_probe(data, results, check, section("speed probe and slow runs"))
     check_quiet(data, results, check, section("quiet check"))
     sources = {
         "info": data["info"],
         "rates": (data["description"].quiet_rate, data["description"].busy_rate),
         "missing": len(data["schedule"]) - len(data["runs"]),
         "quiet_runs": quiet_runs(data),
+        "speed": speed,
     }
     sources["part_a"], sources["part_a_runs"] = check_part_a(
         data, results, check, section("Part A")
@@ -691,6 +807,7 @@ def run_checks(
         of_kind(data, "part_b"), data["info"], results, check, section("every answer, to the bit")
     )
     report_bench.check(results, bench, check, section("the machinery's benchmarks"))
+    check_marks(data, results, check, section("runs that never passed the slow-run rule"))
     sources["client_cpu_us_per_request"] = client_cpu(data)
     report_simulation.check(data, results, check, section("the simulator, checked"), sources)
     figures = check_figures(data, results, check, section("figures"), sources)

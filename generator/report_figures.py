@@ -212,6 +212,42 @@ def answers_checked(figures: dict, answers: dict | None) -> None:
         figures["answers_differing"] = answers["answers_differing"]
 
 
+def noise(figures: dict, sources: dict, cells: dict, quiet: str) -> None:
+    """How far one S run or one round moves: (highest − lowest) / median."""
+    s = sources["saturation"]
+    if s:
+        figures["S_spread"] = (s["S_max"] - s["S_min"]) / s["S"]
+    none = cells.get((NONE, quiet)) if cells else None
+    if none is None or not none["rounds"]:
+        return
+    for metric in ("p50_ms", "p99_ms"):
+        values = [none["rounds"][r][metric] for r in sorted(none["rounds"])]
+        if any(math.isinf(v) for v in values):
+            continue
+        label, at = metric[:3], slug(quiet)
+        figures[f"none_{label}_ms_lowest_round_at_{at}"] = min(values)
+        figures[f"none_{label}_ms_highest_round_at_{at}"] = max(values)
+        middle = statistics.median(values)
+        if middle:
+            figures[f"none_{label}_spread_at_{at}"] = (max(values) - min(values)) / middle
+
+
+def speed_probe(figures: dict, speed: dict) -> None:
+    """The slow-run rule's counts, from the report's own decisions (report_attempts.py)."""
+    if not speed:
+        return
+    figures.update(
+        probe_threshold=speed["threshold"],
+        slow_runs_rerun=speed["runs_rerun"],
+        slow_reruns=speed["reruns"],
+        slow_attempts=speed["slow_attempts"],
+        slow_never_passed=len(speed["never_passed"]),
+        quiet_but_slow_attempts=speed["quiet_but_slow"],
+        probe_slowness_max=speed["slowness_max"],
+        probe_slowness_min=speed["slowness_min"],
+    )
+
+
 def compute(sources: dict) -> dict:
     """{figure name: value} of every figure the raw data gives (absent ones left out)."""
     figures = {"missing_runs": sources["missing"], "quiet_runs": sources["quiet_runs"]}
@@ -240,6 +276,8 @@ def compute(sources: dict) -> dict:
         outside_model(figures, batch_of, quiet)
     batch_route(figures, sources.get("part_c"))
     answers_checked(figures, sources.get("answers"))
+    noise(figures, sources, cells, quiet)
+    speed_probe(figures, sources.get("speed"))
     return {k: v for k, v in figures.items() if v is not None}
 
 

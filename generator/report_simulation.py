@@ -6,7 +6,8 @@ it runs again here; everything around it is recomputed without generator/simulat
   * `saturation.client_cpu_us_per_request`: checked in report.py (median of the S runs' raw
     meta);
   * the calibration: calibrate() on the report's own Part A, S, client CPU and Part C numbers
-    gives the published costs;
+    (to the 5 significant digits results.json publishes them with, as the build fed them:
+    the calibration's differences would magnify the last digit) gives the published costs;
   * SAMPLE cells (the worst of each metric, the first keeps-up disagreement, then a walk
     over settings and rates) simulated again over every seed: their medians and keeps-up
     are the published ones;
@@ -40,8 +41,20 @@ def load_simulator(path: Path = SIMULATOR):
     return module
 
 
+PUBLISHED_DIGITS = 5  # results.json's significant digits (generator/SCHEMA.md)
+
+
+def as_published(value):
+    """A number as results.json publishes it: to PUBLISHED_DIGITS significant digits."""
+    if isinstance(value, dict):
+        return {key: as_published(item) for key, item in value.items()}
+    if isinstance(value, float) and math.isfinite(value) and value != 0:
+        return float(f"{value:.{PUBLISHED_DIGITS}g}")
+    return value
+
+
 def own_inputs(data: dict, sources: dict) -> dict:
-    """calibrate()'s three inputs from the report's own recomputed numbers."""
+    """calibrate()'s three inputs from the report's own recomputed numbers, as published."""
     runs = [run for run in data["runs"].values() if run[0]["kind"] == "part_c"]
     records = max(
         int(value)
@@ -209,7 +222,7 @@ def check(data: dict, results: dict, check, say, sources: dict) -> None:
         say(f"not published: {(section or {}).get('skipped', 'no simulation section')}")
         return
     sim = load_simulator()
-    own = sim.calibrate(**own_inputs(data, sources))
+    own = sim.calibrate(**as_published(own_inputs(data, sources)))
     for key in COSTS:
         check.dig(results, ("simulation", "calibration", key), own[key])
     check.dig(results, ("simulation", "calibration", "model_us"), own["model_us"])

@@ -3,9 +3,10 @@
 Reads each run once, summarises it with generator.stats, and assembles the sections
 described in generator/SCHEMA.md: campaign, design, methods, missing, quiet, part_a, bits,
 saturation, part_b, paired, best, waits, part_c, pictures (generator/pictures.py),
-answer_check (generator/answer_check.py), machinery (generator/machinery.py), figures,
-guesses. The keeps-up share, the quiet rate, the stage names and the guesses are the
-campaign's own (campaign.description); names of settings and rates come from
+answer_check (generator/answer_check.py), machinery (generator/machinery.py), speed_probe,
+figures, guesses. Of a run the slow-run rule measured again, the attempt it chose is the one
+read (generator/attempts.py). The keeps-up share, the quiet rate, the stage names and the
+guesses are the campaign's own (campaign.description); names of settings and rates come from
 lab/rawformat/names.py. Run through `python -m generator build`.
 """
 
@@ -14,7 +15,7 @@ import math
 
 import numpy as np
 
-from generator import answer_check, figures, machinery, pictures, stats, verdicts
+from generator import answer_check, attempts, figures, machinery, pictures, stats, verdicts
 from generator.load import Campaign, DataError, need, read_meta, read_run
 from lab.rawformat.names import NONE, rate_key, record_name, setting_name
 
@@ -117,20 +118,29 @@ def quiet_record(meta: dict) -> dict:
     }
 
 
+def never_passed(campaign: Campaign) -> set:
+    """Run ids whose every attempt was slow under the campaign's slow-run rule (kept, marked)."""
+    return set((campaign.speed or {}).get("never_passed", ()))
+
+
 def part_a_section(campaign: Campaign, quiet: list) -> dict | None:
-    runs, calls_per_size = [], set()
-    for _, path in present_runs(campaign, "part_a"):
+    runs, calls_per_size, marked = [], set(), []
+    for entry, path in present_runs(campaign, "part_a"):
         meta, columns = read_run(path, "part_a")
         if columns["size"].size == 0:
             raise DataError(f"{path}: no timed calls in the run (columns are empty)")
         quiet.append(quiet_record(meta))
         runs.append((int(meta["run_index"]), columns["size"], columns["call_ns"]))
         calls_per_size.add(int(meta["calls_per_size"]))
+        if entry["run_id"] in never_passed(campaign):
+            marked.append(int(meta["run_index"]))
     if not runs:
         return None
     runs.sort(key=lambda run: run[0])
     section = stats.part_a([(size, call_ns) for _, size, call_ns in runs])
     section.update(runs=len(runs), calls_per_size=max(calls_per_size))
+    if marked:
+        section["never_passed_runs"] = sorted(marked)
     return section
 
 
@@ -165,6 +175,8 @@ def saturation_section(campaign: Campaign, quiet: list) -> dict | None:
         client_cpu.append(meta["stats"].get("client_cpu_us_per_request"))
         record = {"run_id": meta["run_id"], "run_index": int(meta["run_index"])}
         record.update({name: meta["stats"][name] for name in ("throughput", "answers", "errors")})
+        if meta["run_id"] in never_passed(campaign):
+            record["never_passed"] = True
         runs.append(record)
     if not runs:
         return None
@@ -223,20 +235,24 @@ def part_b_summary(path, keeps_up_share: float) -> tuple[dict, dict, dict]:
     return RUN_SUMMARIES[key]
 
 
-def part_b_runs(campaign: Campaign, quiet: list) -> dict:
-    """{(setting name, rate key): {round: per-run metrics}} of every Part B file."""
+def part_b_runs(campaign: Campaign, quiet: list, marked: dict) -> dict:
+    """{(setting name, rate key): {round: per-run metrics}} of every Part B file; `marked`
+    gets {(setting name, rate key): [rounds whose run never passed the slow-run rule]}."""
     cells = {}
     share = campaign.description.keeps_up_share
-    for _, path in present_runs(campaign, "part_b"):
+    for entry, path in present_runs(campaign, "part_b"):
         record, where, metrics = part_b_summary(path, share)
         quiet.append(record)
         key = (where["setting"], where["rate"])
         cells.setdefault(key, {})[where["round"]] = dict(metrics)
+        if entry["run_id"] in never_passed(campaign):
+            marked.setdefault(key, []).append(where["round"])
     return cells
 
 
 def part_b_section(campaign: Campaign, design: dict, quiet: list) -> dict | None:
-    runs = part_b_runs(campaign, quiet)
+    marked = {}
+    runs = part_b_runs(campaign, quiet, marked)
     scheduled = {}
     for entry in campaign.scheduled("part_b"):
         key = (setting_record(entry, "schedule.json")["name"], rate_key(entry["rate_multiple"]))
@@ -252,6 +268,8 @@ def part_b_section(campaign: Campaign, design: dict, quiet: list) -> dict | None
                 continue
             cell = stats.cell_summary(runs.get((name, rate), {}), scheduled[(name, rate)])
             cell["rate_multiple"] = float(rate)
+            if (name, rate) in marked:
+                cell["never_passed_rounds"] = sorted(marked[(name, rate)])
             rates[rate] = cell
         settings[name] = {key: record[key] for key in ("batcher", "max_batch", "max_wait_ms")}
         settings[name]["rates"] = rates
@@ -399,7 +417,9 @@ def part_c_section(campaign: Campaign, quiet: list) -> dict | None:
     runs.sort(key=lambda run: run[0])
     metas, columns = [run[1] for run in runs], [run[2] for run in runs]
     methods = stats.part_c_methods(columns)
+    marked = sorted(meta["run_id"] for meta in metas if meta["run_id"] in never_passed(campaign))
     return {
+        **({"never_passed_runs": marked} if marked else {}),
         "runs": len(runs),
         "run_ids": [meta["run_id"] for meta in metas],
         "records": int(metas[0]["records"]),
@@ -434,6 +454,7 @@ def build_results(campaign: Campaign) -> dict:
     """The whole results dict, floats rounded, ready for json.dumps; judged by the rules and
     guesses the campaign describes (campaign.description)."""
     described = campaign.description
+    campaign.speed = attempts.choose_attempts(campaign)  # which attempt of each run counts
     quiet = []
     design = design_section(campaign)
     results = {
@@ -448,6 +469,7 @@ def build_results(campaign: Campaign) -> dict:
         "part_b": part_b_section(campaign, design, quiet),
         "part_c": part_c_section(campaign, quiet),
         "other_kinds": other_kinds(campaign, quiet),
+        "speed_probe": campaign.speed,
     }
     if results["part_b"]:
         results["paired"] = paired_section(results["part_b"], design)

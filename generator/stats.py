@@ -59,6 +59,11 @@ METHODS = {
     "model share = median model time / median client round trip; round_trip_us_p50 and _p99: "
     "nearest rank over every call of the route in every run",
     "rounding": f"floats rounded to {SIGNIFICANT_DIGITS} significant digits",
+    "slowness": "the speed probe's slowness: geometric mean over its parts (python_us, "
+    "model_us, memory_us) of the part's time / the campaign's reference (each part's median "
+    "over the calibration probes); an attempt is slow when the probe before or after it is "
+    "above 1 + threshold; the attempt used is the first not slow, else the least slow",
+    "spread": "(largest - smallest) / median, over the runs or rounds named",
 }
 
 
@@ -365,6 +370,48 @@ def quiet(records: list[dict]) -> dict:
         "idle_share_min": min((b["idle_share"] for b in befores), default=None),
         "steal_share_max": max((x["steal_share"] for x in loads), default=None),
         "loadavg_max": max((x["loadavg"][0] for x in loads), default=None),
+    }
+
+
+# --- the speed probe and the slow-run rule -------------------------------------------
+
+PROBE_PARTS = ("python_us", "model_us", "memory_us")
+
+
+def slowness(probe: dict, reference: dict) -> float:
+    """How much slower than the reference a probe ran: the geometric mean of its parts'
+    ratios to the reference (1.0 = reference speed, 1.25 = 25% slower)."""
+    logs = [math.log(probe[part] / reference[part]) for part in PROBE_PARTS]
+    return math.exp(sum(logs) / len(logs))
+
+
+def attempt_is_slow(before: float, after: float, threshold: float) -> bool:
+    """The rule: slow when the probe before or the probe after is above 1 + threshold."""
+    return max(before, after) > 1 + threshold
+
+
+def chosen_attempt(worst: list[float], slow: list[bool], rule_applies: bool) -> int:
+    """The attempt (1-based) the rule uses: the first not slow; when every one was slow, the
+    one whose slower probe was least slow (the earliest on a tie); attempt 1 where the rule
+    does not apply (the bit check)."""
+    if not rule_applies:
+        return 1
+    for number, was_slow in enumerate(slow, start=1):
+        if not was_slow:
+            return number
+    return 1 + worst.index(min(worst))
+
+
+def spread(values: list) -> dict | None:
+    """min, max and (max - min) / median of finite values; None when any is infinite or
+    fewer than one value is given (a spread of never-answered latencies means nothing)."""
+    if not values or any(v is None or math.isinf(v) for v in values):
+        return None
+    middle = median(values)
+    return {
+        "min": min(values),
+        "max": max(values),
+        "spread": (max(values) - min(values)) / middle if middle else None,
     }
 
 

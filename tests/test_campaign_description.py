@@ -10,7 +10,9 @@ import json
 import pytest
 
 from lab import design
+from lab.campaign.description import description
 from lab.campaign.folder import campaign_dir, open_campaign
+from lab.campaign.schedule import build_schedule
 from lab.machine.fingerprint import git_commit
 from lab.rawformat.names import rate_key
 from lab.service.server_timing import BATCH_ROUTE_NAMES, PREDICT_NAMES
@@ -45,8 +47,28 @@ def test_the_rules_are_the_designs(header):
             "seconds": TINY.quiet_seconds,
             "tries": TINY.quiet_tries,
         },
+        "slow_runs": {
+            "threshold": design.SLOW_RUN_THRESHOLD,
+            "max_attempts": design.SLOW_RUN_MAX_ATTEMPTS,
+            "kinds": list(design.SLOW_RUN_KINDS),
+            "budget_share": TINY.slow_budget_share,
+            # tiny: 1 Part A run, bits, 1 S run, 2 settings × 2 rates, 1 Part C run
+            "budget_runs": 8,
+            "pause_s": TINY.slow_pause_s,
+            "selection": "first_not_slow_else_least_slow",
+            "text": design.SLOW_RUN_TEXT.format(
+                threshold=design.SLOW_RUN_THRESHOLD, attempts=design.SLOW_RUN_MAX_ATTEMPTS
+            ),
+        },
     }
     assert header["rules"]["told_apart"]["text"].endswith(".")
+    assert f"{design.SLOW_RUN_THRESHOLD:.0%} slower" in header["rules"]["slow_runs"]["text"]
+
+
+def test_the_full_profiles_rerun_budget_keeps_it_within_two_and_a_half_hours():
+    full = description(design.FULL, "commit")["rules"]["slow_runs"]
+    runs = len(build_schedule(design.FULL, seed=1))
+    assert runs == 611 and full["budget_runs"] == 153  # about 12 s each: 30 more minutes
 
 
 def test_the_guesses_are_the_designs_at_the_campaigns_commit(header):

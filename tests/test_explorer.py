@@ -220,6 +220,22 @@ def test_never_answered_and_missing_rounds_are_said_plainly(results):
     assert re.search(r"kept up +2 of 3 rounds", text)
 
 
+def test_a_round_measured_on_a_slowed_host_is_said_wherever_it_is_used(results):
+    """A run that never passed the slow-run rule is kept and marked (SCHEMA.md speed_probe):
+    every answer resting on it says so."""
+    results["part_b"]["settings"]["none"]["rates"]["0.5"]["never_passed_rounds"] = [1]
+    results["part_a"]["never_passed_runs"] = [0]
+    for text in (
+        explorer.lookup(results, 32, 0, 0.5),
+        explorer.compare(results, 1, 0, "none", 0, 0.5),
+    ):
+        assert re.search(r"slow host +round 2 never passed the slow-run rule", text)
+    assert "never passed" not in explorer.lookup(results, 32, 0, 1)
+    assert re.search(
+        r"slow host +run 1 never passed the slow-run rule", explorer.part_a(results, 2)
+    )
+
+
 def test_lookup_of_none_is_the_baseline_alone(results):
     text = explorer.lookup(results, "none", 0, 0.5)
     assert "This is the baseline itself" in text

@@ -195,6 +195,24 @@ def test_the_command_exits_2_without_a_traceback(raw_copy, tmp_path):
     assert "Traceback" not in done.stderr and path.name in done.stderr
 
 
+def test_attempt_files_with_a_gap_are_named(raw_copy, tmp_path, capsys):
+    path = run_path(raw_copy, "part_b")
+    shutil.copy(path, path.with_name(path.name.replace(codec.SUFFIX, f"@9{codec.SUFFIX}")))
+    error = build_error(raw_copy, tmp_path, capsys)
+    run_id = path.name.removesuffix(codec.SUFFIX)
+    assert f"the attempts of {run_id} are [1" in error and "9]" in error
+
+
+def test_a_second_attempt_without_a_slow_run_rule_is_named(raw_copy, tmp_path, capsys):
+    edit_description(raw_copy, lambda d: d["rules"].pop("slow_runs", None))
+    path = run_path(raw_copy, "part_c")
+    run_id = path.name.removesuffix(codec.SUFFIX)
+    later = len(list(path.parent.glob(f"{run_id}@*"))) + 2
+    shutil.copy(path, path.with_name(f"{run_id}@{later}{codec.SUFFIX}"))
+    error = build_error(raw_copy, tmp_path, capsys)
+    assert f"{run_id}@2{codec.SUFFIX}" in error and "no slow-run rule" in error
+
+
 def test_missing_runs_are_listed_never_filled_in(raw_copy, tmp_path):
     path = run_path(raw_copy, "part_b")
     meta, _ = codec.read_run(path)
@@ -220,29 +238,42 @@ def results_of_build(raw: Path, tmp_path: Path) -> dict:
 # --- the campaign's own description ------------------------------------------------------
 
 
-def sidecar_of(raw: Path) -> Path:
-    return campaign_dir(raw) / SIDECAR
+def description_file(raw: Path) -> Path:
+    """Where the copied campaign describes itself: its sidecar (campaigns measured before
+    campaign.json carried the description), else campaign.json."""
+    sidecar = campaign_dir(raw) / SIDECAR
+    return sidecar if sidecar.exists() else campaign_dir(raw) / "campaign.json"
 
 
 def edit_description(raw: Path, change) -> None:
-    path = sidecar_of(raw)
+    path = description_file(raw)
     described = json.loads(path.read_text())
     change(described)
     path.write_text(json.dumps(described, ensure_ascii=False))
 
 
-def test_a_campaign_describing_itself_in_campaign_json_builds_the_same(raw_copy, tmp_path):
-    described = json.loads(sidecar_of(raw_copy).read_text())
-    described.pop("rebuilt_from")
+DESCRIPTION_KEYS = ("rules", "guesses", "names", "description_version")
+
+
+def test_a_description_in_campaign_json_or_in_a_sidecar_builds_the_same(raw_copy, tmp_path):
     info_path = campaign_dir(raw_copy) / "campaign.json"
-    info_path.write_text(json.dumps({**json.loads(info_path.read_text()), **described}))
-    sidecar_of(raw_copy).unlink()  # campaign.json alone now says it all
+    info, sidecar = json.loads(info_path.read_text()), campaign_dir(raw_copy) / SIDECAR
+    if sidecar.exists():  # move it into campaign.json
+        described = json.loads(sidecar.read_text())
+        described.pop("rebuilt_from")
+        info_path.write_text(json.dumps({**info, **described}))
+        sidecar.unlink()
+    else:  # move it out, into a sidecar
+        described = {key: info.pop(key) for key in DESCRIPTION_KEYS}
+        sidecar.write_text(json.dumps({**described, "rebuilt_from": "a test"}))
+        info_path.write_text(json.dumps(info))
     build(tmp_path / "out", raw_copy)
     assert tree(tmp_path / "out") == tree(GOLDEN)
 
 
 def test_a_campaign_without_a_description_is_named(raw_copy, tmp_path, capsys):
-    sidecar_of(raw_copy).unlink()
+    (campaign_dir(raw_copy) / SIDECAR).unlink(missing_ok=True)
+    edit_description(raw_copy, lambda info: [info.pop(key, None) for key in DESCRIPTION_KEYS])
     error = build_error(raw_copy, tmp_path, capsys)
     assert "campaign.json: missing field 'rules'" in error and SIDECAR in error
 
@@ -262,7 +293,7 @@ def test_a_campaign_without_a_description_is_named(raw_copy, tmp_path, capsys):
 def test_a_bad_description_is_named(raw_copy, tmp_path, capsys, change, named):
     edit_description(raw_copy, change)
     error = build_error(raw_copy, tmp_path, capsys)
-    assert SIDECAR in error and f"'{named}'" in error
+    assert description_file(raw_copy).name in error and f"'{named}'" in error
 
 
 def test_the_verdicts_follow_the_campaigns_rules_and_guesses(raw_copy, tmp_path):

@@ -1,7 +1,7 @@
 """The report: passes on the fixture's golden results.json and, run as `python -m generator
-report`, on every committed full campaign; fails naming the number when one published value
-is altered (guesses included: they must be the campaign's own); checks the explorer's
-printed numbers.
+report`, on every committed full campaign and every committed campaign with a speed probe;
+fails naming the number when one published value is altered (guesses included: they must
+be the campaign's own); checks the explorer's printed numbers.
 
 Run: `.venv/bin/pytest tests/test_report.py`
 """
@@ -66,6 +66,39 @@ def test_report_passes_on_every_committed_full_campaign(full_campaign_builds):
         assert done.returncode == 0, done.stdout[-3000:] + done.stderr
         assert "published numbers agree with the raw data" in done.stdout
         assert "13 guesses, as the campaign wrote them" in done.stdout
+
+
+def committed_campaigns() -> dict[str, dict]:
+    """{name: campaign.json} of every committed campaign."""
+    return {path.parent.name: json.loads(path.read_text())
+            for path in sorted((ROOT / "data" / "raw").glob("*/campaign.json"))}  # fmt: skip
+
+
+# The speed probe and the slow-run rule exist from this day (lab/design.py's dated note).
+PROBE_SINCE = "2026-11-30"
+
+
+def test_report_passes_on_every_committed_campaign_with_a_speed_probe(tmp_path):
+    campaigns = committed_campaigns()
+    assert campaigns, "no committed campaign in data/raw/"
+    unprobed = [
+        name
+        for name, info in campaigns.items()
+        if "speed_probe" not in info and info["started_at"][:10] >= PROBE_SINCE
+    ]
+    assert not unprobed, f"campaigns started after the probe existed but without it: {unprobed}"
+    for name in sorted(name for name, info in campaigns.items() if "speed_probe" in info):
+        out = tmp_path / name
+        build = [sys.executable, "-m", "generator", "build", "--campaign", name, "--out", str(out)]
+        done = subprocess.run(build, cwd=ROOT, capture_output=True, text=True, timeout=600)
+        assert done.returncode == 0, done.stdout + done.stderr
+        results_path = out / "assets" / "data" / "results.json"
+        command = [sys.executable, "-m", "generator", "report", "--campaign", name,
+                   "--results", str(results_path)]  # fmt: skip
+        done = subprocess.run(command, cwd=ROOT, capture_output=True, text=True, timeout=600)
+        assert done.returncode == 0, done.stdout[-3000:] + done.stderr
+        assert "attempts of" in done.stdout and "published numbers agree" in done.stdout
+        assert (out / "assets" / "charts" / "probe_weather.json").exists()
 
 
 def scale(value, factor=1.01):

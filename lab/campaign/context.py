@@ -16,6 +16,12 @@ class Context:
     seed: int
     saturation_s: float | None = None  # S, answers per second, once measured
     launcher: object = None  # lab.service.launcher.Launcher, when the runner uses one
+    # The speed probe (lab/campaign/probe.py ProbeWorker, or a test's stand-in slow host with
+    # the same measure(run_id, attempt, moment)), None when the runner has none; the
+    # campaign's reference speed; and the attempt being run, (run_id, attempt number).
+    probe: object = None
+    reference: dict | None = None
+    attempt: tuple = (None, None)
 
 
 class RunFailed(Exception):
@@ -24,8 +30,8 @@ class RunFailed(Exception):
 
 @dataclass
 class RunResult:
-    """What an executor hands the runner for the raw file. columns None: the run wrote its
-    own file in a fresh pinned process (Part A, bits) and the runner only checks it."""
+    """What an executor hands the runner for the raw file: metadata, and the columns (none
+    for the bit check); `shared` and `log8` as codec.write_run takes them."""
 
     meta: dict
     columns: dict | None = None

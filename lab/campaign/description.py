@@ -5,6 +5,9 @@ from today's lab code, so editing lab/design.py later does not change a campaign
 Written once, when the runner creates the campaign (lab/campaign/folder.py).
 """
 
+import math
+
+from lab.campaign.schedule import build_schedule
 from lab.design import (
     BUSY_RATE,
     GUESSES,
@@ -12,6 +15,11 @@ from lab.design import (
     QUIET_IDLE_SHARE,
     QUIET_OTHER_CORE_IDLE_SHARE,
     QUIET_RATE,
+    SLOW_RUN_KINDS,
+    SLOW_RUN_MAX_ATTEMPTS,
+    SLOW_RUN_SELECTION,
+    SLOW_RUN_TEXT,
+    SLOW_RUN_THRESHOLD,
     TOLD_APART_RULE,
     TOLD_APART_TEXT,
     Profile,
@@ -32,7 +40,8 @@ def design_record(profile: Profile) -> dict:
 
 
 def rules(profile: Profile) -> dict:
-    """The rules the campaign is judged by; the quiet check as this profile ran it."""
+    """The rules the campaign is judged by; the quiet check and the slow-run rule as this
+    profile ran them."""
     return {
         "keeps_up_share": KEEPS_UP_SHARE,
         "told_apart": {"rule": TOLD_APART_RULE, "text": TOLD_APART_TEXT},
@@ -42,6 +51,22 @@ def rules(profile: Profile) -> dict:
             "seconds": profile.quiet_seconds,
             "tries": profile.quiet_tries,
         },
+        "slow_runs": slow_runs(profile),
+    }
+
+
+def slow_runs(profile: Profile) -> dict:
+    """The slow-run rule as this profile runs it (lab/design.py, the 2026-11-30 note)."""
+    scheduled = len(build_schedule(profile, seed=0))
+    return {
+        "threshold": SLOW_RUN_THRESHOLD,
+        "max_attempts": SLOW_RUN_MAX_ATTEMPTS,
+        "kinds": list(SLOW_RUN_KINDS),
+        "budget_share": profile.slow_budget_share,
+        "budget_runs": math.ceil(profile.slow_budget_share * scheduled),
+        "pause_s": profile.slow_pause_s,
+        "selection": SLOW_RUN_SELECTION,
+        "text": SLOW_RUN_TEXT.format(threshold=SLOW_RUN_THRESHOLD, attempts=SLOW_RUN_MAX_ATTEMPTS),
     }
 
 

@@ -1,11 +1,11 @@
 """A campaign's folder under data/raw/ (or LAB_RAW): its name, campaign.json (created once,
-or checked before a campaign is continued), schedule.json, the run files, failures.json.
+or checked before a campaign is continued), schedule.json, the run files (one per attempt),
+failures.json.
 The layout is in data/README.md. Used by the runner and by `python -m lab partc`.
 """
 
 import os
 import re
-import statistics
 import time
 from pathlib import Path
 
@@ -19,6 +19,7 @@ from lab.model import artifacts
 from lab.rawformat import codec
 
 NAME_PATTERN = re.compile(r"^[A-Za-z0-9][A-Za-z0-9._-]{0,80}$")
+ATTEMPT_MARK = "@"  # runs/<run_id>@2.run.zip: the run's second attempt
 
 
 def campaign_dir(name: str) -> Path:
@@ -27,8 +28,11 @@ def campaign_dir(name: str) -> Path:
     return paths.raw() / name
 
 
-def open_campaign(folder: Path, profile_name: str, seed: int, cpu: int | None) -> dict:
-    """Create campaign.json, or check that an existing campaign may be continued here."""
+def open_campaign(
+    folder: Path, profile_name: str, seed: int, cpu: int | None, speed_probe: dict | None = None
+) -> dict:
+    """Create campaign.json (with the speed probe's calibration, when the runner made one),
+    or check that an existing campaign may be continued here."""
     header_path = folder / "campaign.json"
     machine = fingerprint()
     if header_path.exists():
@@ -57,6 +61,8 @@ def open_campaign(folder: Path, profile_name: str, seed: int, cpu: int | None) -
         "model": artifacts.manifest(),
         **description(PROFILES[profile_name], commit),
     }
+    if speed_probe is not None:
+        header["speed_probe"] = speed_probe
     codec.write_json(header_path, header)
     return header
 
@@ -83,27 +89,22 @@ def remove_stale_temporaries(folder: Path) -> None:
         stale.unlink(missing_ok=True)
 
 
-def run_path(folder: Path, run_id: str) -> Path:
-    return folder / "runs" / f"{run_id}{codec.SUFFIX}"
+def run_path(folder: Path, run_id: str, attempt: int = 1) -> Path:
+    """A run's file: runs/<run_id>.run.zip for its first attempt, runs/<run_id>@<n>.run.zip
+    for attempt n of a run the slow-run rule measured again (data/README.md)."""
+    name = run_id if attempt == 1 else f"{run_id}{ATTEMPT_MARK}{attempt}"
+    return folder / "runs" / f"{name}{codec.SUFFIX}"
 
 
-def saturation_from_runs(folder: Path, schedule: list[dict]) -> float | None:
-    """S = the median throughput of the saturation runs, once they are all done."""
-    ids = [run["run_id"] for run in schedule if run["kind"] == "saturation"]
-    paths_ = [run_path(folder, run_id) for run_id in ids]
-    if not ids or not all(path.exists() for path in paths_):
-        return None
-    return statistics.median(codec.read_meta(p)["stats"]["throughput"] for p in paths_)
-
-
-def record_failure(folder: Path, run: dict, reason: str) -> None:
+def record_failure(folder: Path, run: dict, reason: str, attempt: int = 1) -> None:
     path = folder / "failures.json"
     failures = read_json(path) if path.exists() else []
-    failures.append(
-        {
-            "run_id": run["run_id"],
-            "reason": reason,
-            "at": time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime()),
-        }
-    )
+    record = {
+        "run_id": run["run_id"],
+        "reason": reason,
+        "at": time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime()),
+    }
+    if attempt > 1:
+        record["attempt"] = attempt
+    failures.append(record)
     codec.write_json(path, failures)

@@ -31,9 +31,11 @@ import time
 import numpy as np
 
 from lab import paths
-from lab.machine.processes import die_with_parent, pin_command, python, single_thread_env
+from lab.errors import LabError
+from lab.machine.processes import die_with_parent, python, single_thread_env
 from lab.model import artifacts
 from lab.model.scoring import as_rows, score
+from lab.rawformat import codec
 
 PROBE_PARTS = ("python_us", "model_us", "memory_us")
 PYTHON_LOOP_STEPS = 20_000
@@ -92,9 +94,23 @@ class Workload:
 
 def slowness(probe: dict, reference: dict) -> float:
     """How much slower than the reference this probe ran: the geometric mean of the parts'
-    ratios (1.0 = reference speed; 1.2 = 20% slower)."""
+    ratios (1.0 = reference speed; 1.2 = 20% slower). Not rounded: the slow-run rule compares
+    it with its threshold; raw files store it rounded to 4 decimals, for people."""
     logs = [math.log(probe[part] / reference[part]) for part in PROBE_PARTS]
-    return round(math.exp(sum(logs) / len(logs)), 4)
+    return math.exp(sum(logs) / len(logs))
+
+
+def workload() -> dict:
+    """What one probe does, as campaign.json records it."""
+    return {
+        "parts": list(PROBE_PARTS),
+        "python_loop_steps": PYTHON_LOOP_STEPS,
+        "python_repeats": PYTHON_REPEATS,
+        "model_calls": PROBE_MODEL_CALLS,
+        "memory_bytes": MEMORY_BYTES,
+        "memory_repeats": MEMORY_REPEATS,
+        "each_part": "median of the repeats, microseconds",
+    }
 
 
 def reference_of(probes: list[dict]) -> dict:
@@ -105,7 +121,7 @@ def reference_of(probes: list[dict]) -> dict:
 # ------------------------------------------------------------------ the probe's own process
 
 
-class ProbeError(Exception):
+class ProbeError(LabError):
     """The probe process could not start or stopped answering."""
 
 
@@ -118,12 +134,24 @@ class ProbeWorker:
 
     def __init__(self, cpu: int | None):
         self.cpu = cpu
-        command = pin_command(cpu, [python(), "-m", "lab.campaign.probe", "--worker"])
-        self.process = subprocess.Popen(
-            command, cwd=paths.REPO, env=single_thread_env(),
-            stdin=subprocess.PIPE, stdout=subprocess.PIPE, text=True,
-            preexec_fn=die_with_parent,
-        )  # fmt: skip
+        self._start()
+
+    def _start(self) -> None:
+        cpu = self.cpu
+
+        def prepare() -> None:  # in the probe process, before it starts Python
+            die_with_parent()
+            if cpu is not None:
+                os.sched_setaffinity(0, {cpu})  # the measurement core, like the runs
+
+        try:
+            self.process = subprocess.Popen(
+                [python(), "-m", "lab.campaign.probe", "--worker"], cwd=paths.REPO,
+                env=single_thread_env(), stdin=subprocess.PIPE, stdout=subprocess.PIPE,
+                text=True, preexec_fn=prepare,
+            )  # fmt: skip
+        except (OSError, subprocess.SubprocessError) as error:
+            raise ProbeError(f"the speed probe could not start on core {cpu} ({error})") from error
         self._ask("ready")
 
     def _ask(self, word: str) -> dict:
@@ -137,7 +165,14 @@ class ProbeWorker:
             raise ProbeError(f"the probe process exited (code {self.process.wait()})")
         return json.loads(line)
 
-    def measure(self) -> dict:
+    def measure(
+        self, run_id: str | None = None, attempt: int | None = None, moment: str | None = None
+    ) -> dict:
+        """One probe. The labels (which run attempt, before or after) are not needed here;
+        the tests' stand-in slow host uses them to pick the probes it makes slow. A probe
+        process that died is started again (the probe is then late, never wrong)."""
+        if self.process.poll() is not None:
+            self._start()
         return {**self._ask("probe"), "cpu": self.cpu}
 
     def close(self) -> None:
@@ -180,7 +215,7 @@ def add_arguments(parser) -> None:
 def spread(probes: list[dict]) -> dict:
     """Each probe's slowness against the median of all, and their range."""
     reference = reference_of(probes)
-    values = sorted(slowness(p, reference) for p in probes)
+    values = sorted(round(slowness(p, reference), 4) for p in probes)
     return {
         "reference": reference,
         "slowness_min": values[0],
@@ -196,7 +231,7 @@ def main(args) -> int:
         for index in range(args.times):
             if index:
                 time.sleep(args.every)
-            probe = worker.measure()
+            probe = {**worker.measure(), "load1": os.getloadavg()[0]}
             probes.append(probe)
             print(
                 f"probe {index + 1:3}/{args.times}: python {probe['python_us']:8.0f} µs  "
@@ -208,9 +243,8 @@ def main(args) -> int:
         f"slowness against the median probe: {summary['slowness_min']:.3f} … "
         f"{summary['slowness_max']:.3f} (p90 {summary['slowness_p90']:.3f})"
     )
-    if args.out:
-        with open(args.out, "w") as handle:
-            json.dump({"probes": probes, "summary": summary, "load": os.getloadavg()}, handle)
+    if args.out:  # atomically, like every file the lab writes
+        codec.write_json(args.out, {"probes": probes, "summary": summary, "load": os.getloadavg()})
     return 0
 
 

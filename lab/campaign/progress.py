@@ -1,5 +1,6 @@
 """Progress of a long campaign: a bar with ETA on a terminal, and one plain line per run
-(for logs and serial consoles, which cannot show a redrawn bar). Used by the runner."""
+(for logs and serial consoles, which cannot show a redrawn bar). Counts attempts: the
+schedule's runs and the re-runs of slow runs. Used by the runner."""
 
 import sys
 import time
@@ -21,6 +22,10 @@ class Progress:
             return None
         per_run = (time.monotonic() - self.started) / self.finished_here
         return per_run * (self.total - self.done_count)
+
+    def add_one(self) -> None:
+        """One more attempt to make than the schedule has runs: a re-run of a slow run."""
+        self.total += 1
 
     def note(self, line: str) -> None:
         self.echo(f"lab run: {line}")

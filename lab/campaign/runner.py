@@ -1,10 +1,14 @@
 """The campaign runner: Part A, bits, S, Part B and Part C in one resumable schedule.
 
 Run: `python -m lab run --profile quick|full --campaign NAME --cpu N`.
-The schedule is built up front from a seed and saved; run it again and finished runs are
-skipped. Every raw file is written atomically, so killing the runner at any moment (even
-with SIGKILL) leaves no partial file. A failed run is recorded in failures.json and the
-campaign goes on; too many failures in a row stop it.
+The schedule is built up front from a seed and saved. A new campaign starts with the speed
+probe's calibration (its reference speed goes into campaign.json); then block by block (the
+Part A runs, the bit check, the S runs, each Part B round, the Part C runs) every run's
+first attempt, then, at the end of the block, the attempts the slow-run rule asks for
+(lab/campaign/attempts.py; every attempt is its own file). Run it again and it carries on
+from the files on disk. Every raw file is written atomically, so killing the runner at any
+moment (even with SIGKILL) leaves no partial file and every attempt exactly once. A failed
+run is recorded in failures.json and the campaign goes on; too many failures in a row stop it.
 """
 
 import argparse
@@ -12,7 +16,11 @@ import contextlib
 import os
 import sys
 import time
+from dataclasses import dataclass, field
+from itertools import groupby
 
+from lab.campaign import attempts
+from lab.campaign.attempts import SlowRunRule
 from lab.campaign.context import Context, RunFailed
 from lab.campaign.executors.bits import run_bits
 from lab.campaign.executors.part_a import run_part_a
@@ -26,17 +34,18 @@ from lab.campaign.folder import (
     record_failure,
     remove_stale_temporaries,
     run_path,
-    saturation_from_runs,
 )
+from lab.campaign.probe import ProbeError, ProbeWorker
 from lab.campaign.progress import Progress
 from lab.campaign.runmeta import base_meta
+from lab.campaign.speed import calibrate
 from lab.design import PROFILES
 from lab.errors import CampaignError, ServiceError
 from lab.model import artifacts
 from lab.rawformat import codec
 from lab.service.launcher import Launcher
 
-# kind -> executor. Part A and bits write their own files in a fresh pinned process.
+# kind -> executor. Part A and bits run in a fresh pinned process that writes a scratch file.
 EXECUTORS = {
     "part_a": run_part_a,
     "bits": run_bits,
@@ -44,20 +53,17 @@ EXECUTORS = {
     "part_b": run_part_b,
     "part_c": run_part_c,
 }
+FAILURES = (RunFailed, ServiceError, ProbeError, OSError, TimeoutError, codec.RawFileError)
 
 
-def execute(context: Context, run: dict, echo) -> None:
-    """Run one scheduled run and write its raw file atomically."""
+def execute(context: Context, run: dict, echo, attempt: int = 1) -> None:
+    """Run one attempt of a scheduled run and write its raw file atomically."""
+    context.attempt = (run["run_id"], attempt)
     meta = base_meta(run["kind"], run["run_id"], context.campaign, context.cpu)
     result = EXECUTORS[run["kind"]](context, run, echo)
-    path = run_path(context.campaign_dir, run["run_id"])
-    if result.columns is None:
-        if not path.exists():
-            raise RunFailed(f"{run['kind']} finished without writing {path}")
-        return
-    codec.write_run(
-        path, {**meta, **result.meta}, result.columns, shared=result.shared, log8=result.log8
-    )
+    meta.update(result.meta, attempt=attempt)
+    path = run_path(context.campaign_dir, run["run_id"], attempt)
+    codec.write_run(path, meta, result.columns, shared=result.shared, log8=result.log8)
 
 
 def pin_runner_away_from(cpu: int | None) -> set[int]:
@@ -71,6 +77,20 @@ def pin_runner_away_from(cpu: int | None) -> set[int]:
     return others
 
 
+@dataclass
+class Session:
+    """One invocation of the runner: what it needs between attempts."""
+
+    context: Context
+    schedule: list
+    rule: SlowRunRule | None
+    progress: Progress
+    max_failures_in_row: int
+    failures_in_row: int = 0
+    failed: list = field(default_factory=list)
+    last_run_id: str | None = None
+
+
 def run_campaign(
     name: str,
     profile_name: str,
@@ -78,20 +98,49 @@ def run_campaign(
     seed: int = 1,
     max_failures_in_row: int = 5,
     echo=print,
+    probe_factory=ProbeWorker,
 ) -> dict:
+    """Run (or carry on) a campaign. `probe_factory(cpu)` makes the speed probe; tests pass
+    a stand-in slow host."""
     folder = campaign_dir(name)
     runner_cores = pin_runner_away_from(cpu)
-    header = open_campaign(folder, profile_name, seed, cpu)
-    remove_stale_temporaries(folder)
-    schedule = load_schedule(folder, profile_name, header["seed"])
-    context = Context(name, folder, cpu, PROFILES[profile_name], header["seed"])
-    todo = [run for run in schedule if not run_path(folder, run["run_id"]).exists()]
-    progress = Progress(len(schedule), len(schedule) - len(todo), echo)
-    with start_launcher(runner_cores, progress) as context.launcher:
-        failed = run_all(context, schedule, todo, progress, max_failures_in_row)
+    profile = PROFILES[profile_name]
+    started = (folder / "campaign.json").exists()
+    header = open_campaign(folder, profile_name, seed, cpu) if started else None
+    with start_probe(probe_factory, cpu, header) as probe:
+        if header is None:
+            echo(f"lab run: calibrating the speed probe ({profile.probe_calibration} probes)")
+            calibration = calibrate(probe, profile, cpu, echo=lambda line: echo(f"lab run: {line}"))
+            header = open_campaign(folder, profile_name, seed, cpu, speed_probe=calibration)
+        remove_stale_temporaries(folder)
+        schedule = load_schedule(folder, profile_name, header["seed"])
+        rule = SlowRunRule.of(header)
+        context = Context(name, folder, cpu, profile, header["seed"])
+        if rule is not None:
+            context.probe, context.reference = probe, rule.reference
+        done = sum(attempts.attempts_made(folder, run["run_id"]) for run in schedule)
+        reruns = attempts.reruns_made(folder, schedule)
+        progress = Progress(len(schedule) + reruns, done, echo)
+        session = Session(context, schedule, rule, progress, max_failures_in_row)
+        with start_launcher(runner_cores, progress) as context.launcher:
+            run_blocks(session)
     progress.finish()
     missing = [r["run_id"] for r in schedule if not run_path(folder, r["run_id"]).exists()]
-    return {"campaign": name, "runs": len(schedule), "missing": missing, "failed": failed}
+    return {"campaign": name, "runs": len(schedule), "missing": missing, "failed": session.failed}
+
+
+@contextlib.contextmanager
+def start_probe(probe_factory, cpu: int | None, header: dict | None):
+    """The campaign session's speed probe, pinned to the measurement core; none for a
+    campaign begun before the probe existed (its campaign.json has no `speed_probe`)."""
+    if header is not None and "speed_probe" not in header:
+        yield None
+        return
+    probe = probe_factory(cpu)
+    try:
+        yield probe
+    finally:
+        probe.close()
 
 
 @contextlib.contextmanager
@@ -108,28 +157,78 @@ def start_launcher(runner_cores: set, progress):
         yield launcher
 
 
-def run_all(context, schedule, todo, progress, max_failures_in_row) -> list[str]:
-    """Run every run still to do; a failed run is recorded and the campaign goes on."""
-    failures_in_row, failed = 0, []
-    for run in todo:
-        context.saturation_s = saturation_from_runs(context.campaign_dir, schedule)
-        started = time.monotonic()
-        try:
-            execute(context, run, lambda line: progress.note(line))
-            failures_in_row = 0
-            progress.done(run["run_id"], time.monotonic() - started, ok=True)
-        except (RunFailed, ServiceError, OSError, TimeoutError, codec.RawFileError) as error:
-            reason = f"{type(error).__name__}: {error}"
-            record_failure(context.campaign_dir, run, reason)
-            failed.append(run["run_id"])
-            failures_in_row += 1
-            progress.done(run["run_id"], time.monotonic() - started, ok=False, reason=reason)
-            if failures_in_row >= max_failures_in_row:
-                raise CampaignError(
-                    f"{failures_in_row} runs failed in a row (last: {reason}); stopped. "
-                    f"Fix the cause and run the same command again to resume"
-                ) from error
-    return failed
+def block_name(run: dict) -> str:
+    """Runs of one block share a name: the kind, and for Part B the round."""
+    return f"part_b-r{run['round']}" if run["kind"] == "part_b" else run["kind"]
+
+
+def run_blocks(session: Session) -> None:
+    """Block by block: every first attempt still to do, then the block's re-runs."""
+    folder = session.context.campaign_dir
+    for _, block in groupby(session.schedule, key=block_name):
+        block = list(block)
+        for run in block:
+            if not run_path(folder, run["run_id"]).exists():
+                run_attempt(session, run, 1)
+        rerun_block(session, block)
+
+
+def rerun_block(session: Session, block: list[dict]) -> None:
+    """The slow-run rule at the end of a block: each run whose every attempt so far was slow
+    goes again, in schedule order, pass after pass, while attempts and the campaign's budget
+    last. A run never goes twice in a row without a pause in between."""
+    rule, folder = session.rule, session.context.campaign_dir
+    if rule is None:
+        return
+    gave_up = set()  # runs whose re-run failed in this session: retried when resumed
+    while True:
+        due = [
+            r for r in block if r["run_id"] not in gave_up and attempts.due_again(folder, r, rule)
+        ]
+        if not due:
+            return
+        for run in due:
+            if attempts.reruns_made(folder, session.schedule) >= rule.budget_runs:
+                session.progress.note(f"the re-run budget ({rule.budget_runs} runs) is spent")
+                return
+            if session.last_run_id == run["run_id"]:
+                session.progress.note(f"{rule.pause_s:g} s pause before {run['run_id']} again")
+                time.sleep(rule.pause_s)
+            number = attempts.attempts_made(folder, run["run_id"]) + 1
+            session.progress.note(
+                f"{run['run_id']} was slow: attempt {number} of at most {rule.max_attempts}"
+            )
+            session.progress.add_one()
+            if not run_attempt(session, run, number):
+                gave_up.add(run["run_id"])
+
+
+def run_attempt(session: Session, run: dict, attempt: int) -> bool:
+    """One attempt; a failure is recorded and the campaign goes on (until too many in a row)."""
+    context = session.context
+    context.saturation_s = attempts.saturation_from_runs(
+        context.campaign_dir, session.schedule, session.rule
+    )
+    label = run["run_id"] if attempt == 1 else f"{run['run_id']} (attempt {attempt})"
+    session.last_run_id = run["run_id"]
+    started = time.monotonic()
+    try:
+        execute(context, run, lambda line: session.progress.note(line), attempt)
+    except FAILURES as error:
+        reason = f"{type(error).__name__}: {error}"
+        record_failure(context.campaign_dir, run, reason, attempt)
+        session.failed.append(run["run_id"])
+        session.failures_in_row += 1
+        session.progress.done(label, time.monotonic() - started, ok=False, reason=reason)
+        if session.failures_in_row >= session.max_failures_in_row:
+            raise CampaignError(
+                f"{session.failures_in_row} runs failed in a row (last: {reason}); stopped. "
+                f"Fix the cause and run the same command again to resume"
+            ) from error
+        return False
+    session.failures_in_row = 0
+    session.progress.done(label, time.monotonic() - started, ok=True)
+    return True
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
@@ -145,7 +244,7 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
         "--cpu",
         type=int,
         default=None,
-        help="measurement core for the service, client and model timing",
+        help="measurement core for the service, client, model timing and speed probe",
     )
     parser.add_argument("--seed", type=int, default=1, help="seed of the schedule (new only)")
     parser.add_argument(

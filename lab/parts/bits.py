@@ -1,10 +1,11 @@
 """The campaign's bit check: every test row scored alone, inside batches of each size and all
 at once (lab/model/bitcheck.py), written as the campaign's `bits` raw file.
 
-Run: `python -m lab bits [--rows N] [--cpu N] [--campaign NAME]`.
+Run: `python -m lab bits [--rows N] [--cpu N] [--campaign NAME] [--out FILE]`.
 """
 
 import argparse
+from pathlib import Path
 
 from lab import paths
 from lab.campaign.runmeta import base_meta, default_campaign
@@ -15,7 +16,10 @@ from lab.model.bitcheck import bit_check
 from lab.rawformat import codec
 
 
-def run(campaign: str, row_count: int | None, cpu: int | None, echo=print) -> dict:
+def run(
+    campaign: str, row_count: int | None, cpu: int | None, echo=print, out: Path | None = None
+) -> dict:
+    """Check the bits and write the campaign's `bits` file (or the runner's scratch `out`)."""
     model, rows = artifacts.load_model(), artifacts.test_rows()
     rows = rows if row_count is None else rows[:row_count]
     meta = base_meta("bits", "bits", campaign, cpu)
@@ -23,7 +27,7 @@ def run(campaign: str, row_count: int | None, cpu: int | None, echo=print) -> di
     results = bit_check(model, rows, echo=echo)
     meta["load_after"] = load_snapshot(cpu)
     meta.update(rows=int(len(rows)), sizes=list(BIT_SIZES), results=results)
-    codec.write_run(paths.raw() / campaign / "runs" / f"bits{codec.SUFFIX}", meta)
+    codec.write_run(out or paths.raw() / campaign / "runs" / f"bits{codec.SUFFIX}", meta)
     return meta
 
 
@@ -31,11 +35,17 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--rows", type=int, default=None, help="first N test rows (default all)")
     parser.add_argument("--cpu", type=int, default=None, help="core this process runs on")
     parser.add_argument("--campaign", default=None, help="folder name under data/raw/")
+    parser.add_argument(
+        "--out",
+        type=Path,
+        default=None,
+        help="write the run here (the runner's scratch file) instead of into the campaign",
+    )
 
 
 def main(args) -> int:
     campaign = args.campaign or default_campaign("bits")
-    meta = run(campaign, args.rows, args.cpu)
+    meta = run(campaign, args.rows, args.cpu, out=args.out)
     total = sum(entry["scores"] for entry in meta["results"].values())
     equal = sum(entry["equal"] for entry in meta["results"].values())
     worst = max(entry["max_abs_diff"] for entry in meta["results"].values())

@@ -51,10 +51,17 @@ def time_calls(model, rows: np.ndarray, size: int, calls: int) -> np.ndarray:
 
 
 def one_run(
-    campaign: str, run_index: int, calls: int, seed: int, cpu: int | None, quiet: dict | None = None
+    campaign: str,
+    run_index: int,
+    calls: int,
+    seed: int,
+    cpu: int | None,
+    quiet: dict | None = None,
+    out: Path | None = None,
 ) -> Path:
     """Time every size once in this process and write the run's raw file (with the runner's
-    quiet check before it, when the runner made one)."""
+    quiet check before it, when the runner made one), or the scratch file `out` the runner
+    makes the raw file from."""
     model, rows = artifacts.load_model(), artifacts.test_rows()
     run_id = f"part_a-{run_index}"
     meta = base_meta("part_a", run_id, campaign, cpu)
@@ -79,7 +86,7 @@ def one_run(
         "size": np.concatenate([np.full(len(t), s, dtype=np.uint16) for s, t in timed]),
         "call_ns": np.concatenate([t for _, t in timed]),
     }
-    path = paths.raw() / campaign / "runs" / f"{run_id}{codec.SUFFIX}"
+    path = out or paths.raw() / campaign / "runs" / f"{run_id}{codec.SUFFIX}"
     codec.write_run(path, meta, columns)
     return path
 
@@ -141,13 +148,20 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
         default=None,
         help="with --one-run: the runner's quiet check, as JSON, to keep in the run's raw file",
     )
+    parser.add_argument(
+        "--out",
+        type=Path,
+        default=None,
+        help="with --one-run: write the run here (the runner's scratch file) instead of "
+        "into the campaign",
+    )
 
 
 def main(args) -> int:
     artifacts.folder()  # one clear line if `lab data` has not run (not one per child process)
     campaign = args.campaign or default_campaign("part-a")
     if args.one_run is not None:
-        one_run(campaign, args.one_run, args.calls, args.seed, args.cpu, args.quiet_json)
+        one_run(campaign, args.one_run, args.calls, args.seed, args.cpu, args.quiet_json, args.out)
         return 0
     for run_index in range(args.runs):
         path = run_in_fresh_process(campaign, run_index, args.calls, args.seed, args.cpu)

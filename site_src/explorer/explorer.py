@@ -195,7 +195,18 @@ def cell_lines(results, name: str, key: str) -> str:
     if cell["missing_rounds"]:
         missing = listing(r + 1 for r in cell["missing_rounds"])
         rows.append(["missing", f"round {missing} (no raw file)"])
+    if cell.get("never_passed_rounds"):
+        rounds = listing(r + 1 for r in cell["never_passed_rounds"])
+        rows.append(["slow host", never_passed_text(f"round {rounds}")])
     return describe_setting(results, name) + "\n" + table(rows)
+
+
+def never_passed_text(which: str) -> str:
+    """Runs the slow-run rule measured again and again: kept, but on a slowed host."""
+    return (
+        f"{which} never passed the slow-run rule "
+        "(the speed probe found the core slow at every attempt; its least slow attempt is used)"
+    )
 
 
 METRICS = (("p50_ms", "p50", "ms"), ("p99_ms", "p99", "ms"), ("throughput", "throughput", "/s"))
@@ -324,6 +335,10 @@ def part_a(results, size=1) -> str:
         bits = results.get("bits", {}).get("by_size", {}).get(chosen)
         if bits is not None:
             rows.append(["same bits", f"{plain(bits['equal'])} of {plain(bits['scores'])} scores"])
+        marked = results["part_a"].get("never_passed_runs")
+        if marked:
+            runs = listing(r + 1 for r in marked)
+            rows.append(["slow host", never_passed_text(f"run {runs}")])
         parts.append(f"batch of {chosen} row{'s' if chosen != '1' else ''}\n" + table(rows))
     return "\n\n".join(parts)
 
@@ -389,4 +404,6 @@ def batch_route_lookup(results, chunk) -> str:
         )
     label = f"/predict_batch, chunks of {plain(int(key))} record{'s' if key != '1' else ''}"
     parts.append(label + "\n" + table(batch_route_rows(part_c, key)))
+    if part_c.get("never_passed_runs"):
+        parts.append("slow host: " + never_passed_text(listing(part_c["never_passed_runs"])))
     return "\n\n".join(parts)

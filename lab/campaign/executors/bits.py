@@ -1,8 +1,10 @@
-"""The bit check's executor: `python -m lab bits` in a fresh pinned process, which writes the
-campaign's `bits` raw file itself; the runner checks it."""
+"""The bit check's executor: `python -m lab bits --out SCRATCH` in a fresh pinned process;
+the runner writes the campaign's `bits` raw file from its scratch file, with the speed probe
+before and after (the slow-run rule does not re-run the bit check: it times nothing)."""
 
 from lab.campaign.context import Context, RunResult
-from lab.campaign.executors.common import quiet, run_pinned
+from lab.campaign.executors.common import child_run, quiet
+from lab.campaign.speed import probe_now
 
 
 def run_bits(context: Context, run: dict, echo=None) -> RunResult:
@@ -12,5 +14,6 @@ def run_bits(context: Context, run: dict, echo=None) -> RunResult:
         arguments += ["--rows", str(run["rows"])]
     if context.cpu is not None:
         arguments += ["--cpu", str(context.cpu)]
-    run_pinned(context, arguments, timeout_s=3600)
-    return RunResult({})
+    before = probe_now(context, "before")
+    meta, columns = child_run(context, arguments, 3600, run["run_id"])
+    return RunResult({**meta, **before, **probe_now(context, "after")}, columns)

@@ -1,5 +1,5 @@
 """What the executors share: a pinned `python -m lab …` child, the quiet check, a fresh
-service per run, the core watch, and a client's run file read back.
+service per run, the core watch, and a child's scratch run file read back.
 
 Every measured process (model timing, service, load client) is pinned to the measurement
 core with one thread each; the runner itself stays on the other core.
@@ -71,6 +71,7 @@ def watch_core(context: Context, proc):
 
 
 def client_columns(context: Context, arguments: list[str], timeout_s: float, name: str):
+    """(meta, columns) of a pinned child that writes its run to the scratch file `--out`."""
     out = scratch_file(context, name)
     try:
         run_pinned(context, [*arguments, "--out", str(out)], timeout_s)
@@ -78,3 +79,14 @@ def client_columns(context: Context, arguments: list[str], timeout_s: float, nam
     finally:
         out.unlink(missing_ok=True)
         out.parent.rmdir()
+
+
+# What the codec adds to a file's meta; the runner's final file gets its own.
+CODEC_KEYS = ("format", "columns", "column_layout", "shared_columns")
+
+
+def child_run(context: Context, arguments: list[str], timeout_s: float, name: str):
+    """(meta, columns) of a run a pinned child made whole (Part A, bits): its scratch file's
+    meta without the codec's keys, for the runner to write the final file."""
+    meta, columns = client_columns(context, arguments, timeout_s, name)
+    return {k: v for k, v in meta.items() if k not in CODEC_KEYS}, columns

@@ -1,14 +1,15 @@
 """Part A's executor: one run of model timing in a fresh pinned process
-(`python -m lab predict --one-run I`), which writes its own raw file; the runner checks it."""
+(`python -m lab predict --one-run I --out SCRATCH`); the runner writes the raw file from its
+scratch file, with the speed probe before and after the child's timing."""
 
 import json
 
 from lab.campaign.context import Context, RunResult
-from lab.campaign.executors.common import quiet, run_pinned
+from lab.campaign.executors.common import child_run, quiet
+from lab.campaign.speed import probe_now
 
 
 def run_part_a(context: Context, run: dict, echo=None) -> RunResult:
-    """Part A writes its own raw file (a fresh process); the runner only checks it."""
     quiet_record = quiet(context, echo)
     arguments = [
         "predict",
@@ -25,5 +26,6 @@ def run_part_a(context: Context, run: dict, echo=None) -> RunResult:
     ]
     if context.cpu is not None:
         arguments += ["--cpu", str(context.cpu)]
-    run_pinned(context, arguments, timeout_s=1800)
-    return RunResult({})
+    before = probe_now(context, "before")
+    meta, columns = child_run(context, arguments, 1800, run["run_id"])
+    return RunResult({**meta, **before, **probe_now(context, "after")}, columns)

@@ -6,6 +6,7 @@ import numpy as np
 
 from lab.campaign.context import Context, RunFailed, RunResult
 from lab.campaign.executors.common import client_columns, quiet, service, watch_core
+from lab.campaign.speed import probe_now
 from lab.load.arrivals import arrival_seed
 from lab.machine.quiet import load_snapshot
 from lab.model import expected
@@ -41,8 +42,10 @@ def run_part_b(context: Context, run: dict, echo=None) -> RunResult:
             str(context.profile.drain_s),
         ]
         timeout_s = run["window_s"] + context.profile.drain_s + 120
+        probes = probe_now(context, "before")
         with watch_core(context, proc) as watch:
             client_meta, columns = client_columns(context, arguments, timeout_s, run["run_id"])
+        probes.update(probe_now(context, "after"))
         batches = proc.batches()
         load_after = load_snapshot(context.cpu)
     # The model call alone stays in the client's own file: one more per-request column would
@@ -68,6 +71,7 @@ def run_part_b(context: Context, run: dict, echo=None) -> RunResult:
         "seed": seed,
         "client": client_meta["stats"],
         "core_watch": watch.found,
+        **probes,
     }
     # Every setting in a round and rate meets the same arrivals: store them once.
     arrivals = f"r{run['round']}-x{rate_key(run['rate_multiple'])}.zip"

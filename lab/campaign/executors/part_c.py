@@ -7,6 +7,7 @@ import numpy as np
 
 from lab.campaign.context import Context, RunResult
 from lab.campaign.executors.common import client_columns, quiet, service, watch_core
+from lab.campaign.speed import probe_now
 from lab.design import NONE, PART_C_BREAKDOWN_REPS
 from lab.load.arrivals import customer_offset
 from lab.machine.quiet import load_snapshot
@@ -23,12 +24,15 @@ def client_timeout_s(records: int, reps: dict) -> float:
     return 300.0 + records * 0.02 + reps["predict"] * 0.01 + reps["batch"] * 0.5
 
 
-def run_for_campaign(context: Context, run: dict) -> tuple[dict, dict]:
-    """One Part C run: a fresh pinned service, the pinned client; (meta, columns) for the
-    raw file (the runner adds the base metadata)."""
+def run_for_campaign(context: Context, run: dict, echo=None) -> tuple[dict, dict]:
+    """One Part C run: a fresh pinned service, the quiet check, the speed probe, the pinned
+    client, the probe again; (meta, columns) for the raw file (the runner adds the base
+    metadata)."""
     seed = run_seed(context.seed, run["run_index"])
     reps = PART_C_BREAKDOWN_REPS
     with service(context, NONE.as_dict()) as proc:
+        quiet_record = quiet(context, echo)
+        probes = probe_now(context, "before")
         arguments = [
             "partc-client",
             "--records",
@@ -42,20 +46,22 @@ def run_for_campaign(context: Context, run: dict) -> tuple[dict, dict]:
             client_meta, columns = client_columns(
                 context, arguments, client_timeout_s(run["records"], reps), run["run_id"]
             )
+        probes.update(probe_now(context, "after"))
         load_after = load_snapshot(context.cpu)
     meta = {
+        "quiet": quiet_record,
+        "load_before": quiet_record,
         "run_index": run["run_index"],
         "seed": seed,
         "customer_offset": customer_offset(seed, len(artifacts.request_ids())),
         "load_after": load_after,
         "service": NONE.as_dict(),
         "core_watch": watch.found,
+        **probes,
         **client_meta["part_c"],
     }
     return meta, columns
 
 
 def run_part_c(context: Context, run: dict, echo=None) -> RunResult:
-    quiet_record = quiet(context, echo)
-    meta, columns = run_for_campaign(context, run)
-    return RunResult({"quiet": quiet_record, "load_before": quiet_record, **meta}, columns)
+    return RunResult(*run_for_campaign(context, run, echo))
