@@ -171,10 +171,10 @@ PROFILES = {profile.name: profile for profile in (FULL, QUICK, TINY)}
 _DATE = "2026-11-29"
 
 
-def _guess(ident, text, figure, compare, unit, **bounds) -> dict:
+def _guess(ident, text, figure, compare, unit, date=_DATE, **bounds) -> dict:
     return {
         "id": ident,
-        "date": _DATE,
+        "date": date,
         "text": text,
         "figure": figure,
         "compare": compare,
@@ -183,7 +183,7 @@ def _guess(ident, text, figure, compare, unit, **bounds) -> dict:
     }
 
 
-GUESSES = (
+GUESSES_20261129 = (
     _guess(
         "G1",
         "One row alone costs 250 to 450 µs per predict_proba call.",
@@ -299,6 +299,149 @@ GUESSES = (
         high=450,
     ),
 )
+
+# --- 2026-11-30: guesses for the second full campaign (issue 15), written before it ran -----
+# Seen by then: full-20261129 (old machinery; its figures are quoted in each text below), the
+# quick campaign of 2026-11-29, smoke runs of the new machinery side by side with the old
+# (queue B=1's p50 overhead at 0.5 × S 2,084 → 451 and 97 → −4 µs; the W = 1 ms overshoot
+# about 250 → 56 µs; best batched ÷ none at 2.5 × S 2.58 → 2.86 and 2.54 → 2.54; 187,503
+# answers compared, none differing) and the speed probe's noise (above). They say what the
+# new machinery (no task or event per batch, a timerfd for W, a one-thread client timed by the
+# kernel) and the slow-run rule should change; the model and the machine are the same.
+_DATE_2 = "2026-11-30"
+GUESSES_20261130 = (
+    _guess(
+        "G14",
+        "One row alone still costs 250 to 450 µs per predict_proba call (was 297 µs): the "
+        "model did not change.",
+        "part_a_per_call_us_1",
+        "between",
+        "µs",
+        date=_DATE_2,
+        low=250,
+        high=450,
+    ),
+    _guess(
+        "G15",
+        "S rises to 1,350 to 1,900 answers per second (was 1,510): the handler is cheaper.",
+        "S",
+        "between",
+        "answers/s",
+        date=_DATE_2,
+        low=1350,
+        high=1900,
+    ),
+    _guess(
+        "G16",
+        "No batching still keeps up at 0.8 × S and at no higher rate.",
+        "none_highest_rate_kept_up",
+        "between",
+        "× S",
+        date=_DATE_2,
+        low=0.8,
+        high=0.8,
+    ),
+    _guess(
+        "G17",
+        "Queue B=1 costs −100 to 150 µs more than none at the median at 0.5 × S (was 2,336 µs): "
+        "a lone request is scored without a task, an event or a timer.",
+        "queue_b1_p50_overhead_us_at_0_5",
+        "between",
+        "µs",
+        date=_DATE_2,
+        low=-100,
+        high=150,
+    ),
+    _guess(
+        "G18",
+        "A 1 ms timed wait overshoots by 20 to 100 µs (was 176 µs): a timerfd, not the loop's "
+        "millisecond timer.",
+        "wait_overshoot_us_w1",
+        "between",
+        "µs",
+        date=_DATE_2,
+        low=20,
+        high=100,
+    ),
+    _guess(
+        "G19",
+        "At 2.5 × S the best batched setting answers at least 2.5 times as many requests per "
+        "second as none (was 2.36).",
+        "best_batched_gain_at_top_rate",
+        ">=",
+        "×",
+        date=_DATE_2,
+        value=2.5,
+    ),
+    _guess(
+        "G20",
+        "B=32 W=0 keeps up at every rate up to at least 2 × S (was 1.25 × S).",
+        "b32_w0_highest_rate_kept_up",
+        ">=",
+        "× S",
+        date=_DATE_2,
+        value=2.0,
+    ),
+    _guess(
+        "G21",
+        "At least one batched setting keeps up at 2.5 × S in every round (was none).",
+        "settings_kept_up_at_top_rate",
+        ">=",
+        "settings",
+        date=_DATE_2,
+        value=1,
+    ),
+    _guess(
+        "G22",
+        "At 0.5 × S, B=32 W=0 still cuts none's p99 by a factor of at least 1.5 (was 1.84).",
+        "b32_w0_p99_cut_at_0_5",
+        ">=",
+        "×",
+        date=_DATE_2,
+        value=1.5,
+    ),
+    _guess(
+        "G23",
+        "At 0.5 × S, B=32 W=0 still scores 1.0 to 1.6 rows per model call on average (was 1.48).",
+        "b32_w0_mean_batch_at_0_5",
+        "between",
+        "rows",
+        date=_DATE_2,
+        low=1.0,
+        high=1.6,
+    ),
+    _guess(
+        "G24",
+        "Inside the handler with no batching, the model call takes 250 to 450 µs (was 440 µs).",
+        "none_model_us_at_0_5",
+        "between",
+        "µs",
+        date=_DATE_2,
+        low=250,
+        high=450,
+    ),
+    _guess(
+        "G25",
+        "Every Part B answer is checked to the bit against the reference, and none differs.",
+        "answers_differing",
+        "==",
+        "answers",
+        date=_DATE_2,
+        value=0,
+    ),
+    _guess(
+        "G26",
+        "The slow-run rule leaves at most 5 runs that never passed it.",
+        "slow_never_passed",
+        "between",
+        "runs",
+        date=_DATE_2,
+        low=0,
+        high=5,
+    ),
+)
+# The campaign freezes these into its campaign.json; earlier campaigns keep their own.
+GUESSES = GUESSES_20261130
 
 # --- 2026-11-30, before any campaign that uses it: the speed probe and the slow-run rule ----
 # (issue 13). The quiet rule sees this VM's own processes and the host's steal, not the speed
