@@ -5,6 +5,8 @@ Runs inside `mkdocs build` and `mkdocs serve`, and only reacts to their events:
   on_pre_build    refuse to build without the checked runtimes in vendor/ (`make vendor`
                   fetches them), then run the generator into docs/: results.json, chart
                   specs, pages and the site's JS, CSS and explorer (generator/build.py)
+  on_post_page    load assets/js/site-address.js in every page's <head>, before Material's
+                  bundle: instant navigation wherever the site is served
   on_post_build   copy the checked Pyodide and plotly.js into the built site (site_src/vendor.py)
   on_serve        rebuild when site_src/ or data/ change; docs/ is output, not watched
 
@@ -51,7 +53,7 @@ def on_pre_build(config, **kwargs):
     from generator.load import DataError
     from generator.pages import PageError
 
-    missing = [line for pin in vendor.PINS for line in vendor.problems(pin)]
+    missing = [line for pin in vendor.SITE_PINS for line in vendor.problems(pin)]
     if missing:
         raise PluginError(f"vendor: {'; '.join(missing)} (run `make vendor`)")
     try:
@@ -63,6 +65,13 @@ def on_pre_build(config, **kwargs):
         )
     except (DataError, PageError) as error:
         raise PluginError(f"generator: {error}") from error
+
+
+def on_post_page(output, page, config, **kwargs):
+    # Before Material's bundle reads sitemap.xml (see site_src/js/site-address.js).
+    root = "../" * page.url.count("/")
+    tag = f'<script src="{root}assets/js/site-address.js"></script>'
+    return output.replace("</head>", tag + "\n</head>", 1)
 
 
 def on_post_build(config, **kwargs):

@@ -279,7 +279,7 @@
   }
 
   function showMachine() {
-    if (!box || !engine.machine) return;
+    if (!box || !engine.machine || !box.machineStatus) return;
     const { ok, text, curve } = engine.machine;
     box.machineStatus.textContent = text;
     box.machineStatus.dataset.state = ok ? "done" : "error";
@@ -355,6 +355,8 @@
       return;
     }
     const role = (name) => root.querySelector('[data-role="' + name + '"]');
+    // The demo file's input and chart sit below the box, in their own section.
+    const page = (name) => document.querySelector('[data-role="' + name + '"]');
     box = {
       root,
       controls: {},
@@ -365,9 +367,9 @@
       output: role("output"),
       offer: role("offer"),
       offerCall: role("offer-call"),
-      machineFile: role("machine-file"),
-      machineStatus: role("machine-status"),
-      machineChart: role("machine-chart"),
+      machineFile: page("machine-file"),
+      machineStatus: page("machine-status"),
+      machineChart: page("machine-chart"),
       written: "",
     };
     const names = ["mode", "b", "w", "rate", "b2", "w2", "size", "chunk"];
@@ -383,7 +385,7 @@
     box.code.addEventListener("keydown", onKey);
     box.code.addEventListener("input", onType);
     role("offer-use").addEventListener("click", () => writeCode(callFromControls()));
-    box.machineFile.addEventListener("change", onMachineFile);
+    if (box.machineFile) box.machineFile.addEventListener("change", onMachineFile);
     showControlsFor(box.controls.mode.value);
     const typed = engine.code;
     writeCode(callFromControls());
