@@ -26,7 +26,7 @@ pytestmark = [pytest.mark.browser, pytest.mark.timeout(300)]
 
 ROOT = Path(__file__).resolve().parent.parent
 READY_MS = site_tools.PYTHON_START_MS
-READY = "document.querySelector('[data-explorer]').dataset.engine === 'ready'"
+READY = "document.querySelector('[data-explorer]')?.dataset.engine === 'ready'"
 
 
 @pytest.fixture(scope="module")
