@@ -20,6 +20,7 @@ part_a(results, size), measured(results), batch_route_lookup(results, chunk); ea
 measured takes full=True.
 """
 
+import decimal
 import math
 import textwrap
 
@@ -87,7 +88,7 @@ def every_digit(value) -> str:
         return f"{int(value):,}"
     text = repr(value)
     if "e" in text:  # very small or large: positional notation, no digit lost
-        text = format(value, "f").rstrip("0")
+        text = format(decimal.Decimal(text), "f")
     whole, _, fraction = text.partition(".")
     sign = "-" if whole.startswith("-") else ""
     return f"{sign}{int(whole.lstrip('-')):,}.{fraction}"
