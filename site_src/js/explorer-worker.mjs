@@ -5,7 +5,8 @@
  * Pyodide (no CDN, no micropip, no packages), and fetches results.json, explorer.py,
  * simulate.py and the simulator's validation table (simulation.json) from the site
  * meanwhile. Then it runs the reader's Python with a fresh copy of `results`, the explorer's
- * functions and `simulate` in scope and posts back plain text; an error prints as Python
+ * functions and `simulate` in scope (the reader's own names stay from run to run) and posts
+ * back plain text; an error prints as Python
  * prints it, with only the reader's frames (and the explorer's) in the traceback.
  *
  * Start-up, fastest first:
@@ -64,6 +65,7 @@ READER_FILE = "<your code>"
 READER_NAMES = ("lookup", "compare", "part_a", "measured", "batch_route_lookup")
 spare = []  # a copy of results, ready for the next run
 machine = []  # the reader's demo file, once given
+namespace = {}  # the reader's names, kept from run to run
 
 
 def simulate(results, b, w=0, rate=1, **options):
@@ -89,10 +91,10 @@ def prepare_spare():
 
 
 def fresh_namespace():
-    """What a run sees: its own results (a run that changes them changes no later run)."""
+    """What a run sees: the reader's names from earlier runs, and its own copy of results
+    and of the box's functions (a run that changes them changes no later run)."""
     prepare_spare()
-    namespace = {"results": spare.pop(), "simulate": simulate,
-                 "read_demo": simulator.read_demo}
+    namespace.update(results=spare.pop(), simulate=simulate, read_demo=simulator.read_demo)
     namespace.update({name: getattr(explorer, name) for name in READER_NAMES})
     if machine:
         namespace["my_machine"] = json.loads(machine[0])

@@ -69,6 +69,8 @@
   function onWorkerMessage(message) {
     if (message.type === "status") {
       if (message.start === "saved") watchSavedStart();
+      // A saved start that failed fell back to a normal one: that one is not timed.
+      if (message.start === "normal") window.clearTimeout(engine.watchdog);
       showStatus(message.text);
     } else if (message.type === "ready") {
       window.clearTimeout(engine.watchdog);
