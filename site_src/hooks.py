@@ -5,6 +5,10 @@ Runs inside `mkdocs build` and `mkdocs serve`, and only reacts to their events:
   on_pre_build    refuse to build without the checked runtimes in vendor/ (`make vendor`
                   fetches them), then run the generator into docs/: results.json, chart
                   specs, pages and the site's JS, CSS and explorer (generator/build.py)
+  on_post_page    load assets/js/site-address.js in every page's <head>, before Material's
+                  bundle: instant navigation wherever the site is served; name Material's
+                  search dialog and progress bar, and let the keyboard scroll wide tables
+                  (the accessibility scan, tests/test_accessibility.py)
   on_post_build   copy the checked Pyodide and plotly.js into the built site (site_src/vendor.py)
   on_serve        rebuild when site_src/ or data/ change; docs/ is output, not watched
 
@@ -51,7 +55,7 @@ def on_pre_build(config, **kwargs):
     from generator.load import DataError
     from generator.pages import PageError
 
-    missing = [line for pin in vendor.PINS for line in vendor.problems(pin)]
+    missing = [line for pin in vendor.SITE_PINS for line in vendor.problems(pin)]
     if missing:
         raise PluginError(f"vendor: {'; '.join(missing)} (run `make vendor`)")
     try:
@@ -63,6 +67,31 @@ def on_pre_build(config, **kwargs):
         )
     except (DataError, PageError) as error:
         raise PluginError(f"generator: {error}") from error
+
+
+# Material's own elements that axe finds nameless or out of the keyboard's reach.
+NAMED = {
+    'data-md-component="search" role="dialog"': (
+        'data-md-component="search" role="dialog" aria-label="Search"'
+    ),
+    'data-md-component="progress" role="progressbar"': (
+        'data-md-component="progress" role="progressbar" aria-label="Loading the page"'
+    ),
+    # Material lets a wide table or code block scroll sideways: focusable, so arrow keys can
+    # scroll it.
+    "<table>": '<table tabindex="0">',
+    "<pre><span></span><code>": '<pre><span></span><code tabindex="0">',
+}
+
+
+def on_post_page(output, page, config, **kwargs):
+    # Before Material's bundle reads sitemap.xml (see site_src/js/site-address.js).
+    root = "../" * page.url.count("/")
+    tag = f'<script src="{root}assets/js/site-address.js"></script>'
+    output = output.replace("</head>", tag + "\n</head>", 1)
+    for old, new in NAMED.items():
+        output = output.replace(old, new)
+    return output
 
 
 def on_post_build(config, **kwargs):

@@ -1,7 +1,9 @@
-"""Fetch, check and install the two browser runtimes the site serves from its own origin.
+"""Fetch, check and install the browser runtimes the site serves from its own origin, and
+the accessibility checker its browser tests inject.
 
-Pyodide (Python in the browser, for the explorer) and plotly.js (the charts) come from the
-npm registry at pinned versions, through `npm pack` (the ordinary npm client; no CDN at run
+Pyodide (Python in the browser, for the explorer) and plotly.js (the charts), and axe-core
+(tests/test_accessibility.py; never copied into the site) come from the npm registry at
+pinned versions, through `npm pack` (the ordinary npm client; no CDN at run
 time). Each tarball's sha256 is checked, then only the files the site needs are unpacked into
 the git-ignored `vendor/` folder, and each of those files is checked against its own sha256.
 
@@ -36,6 +38,7 @@ class Pin:
     folder: str  # name of the folder under vendor/ and under assets/vendor/ in the site
     tarball_sha256: str
     files: dict  # path inside the tarball's package/ folder -> sha256
+    in_site: bool = True  # copied into the built site (False: used by the tests only)
 
     @property
     def spec(self) -> str:
@@ -72,7 +75,20 @@ PLOTLY = Pin(
     },
 )
 
-PINS = (PYODIDE, PLOTLY)
+# Deque Systems' accessibility rules, run by the browser tests on every built page.
+AXE = Pin(
+    package="axe-core",
+    version="4.10.2",
+    folder="axe-core",
+    tarball_sha256="9ea2d2d6917da998122bdacfd3b473e31ead53f4b87146c716a12edf89158100",
+    files={
+        "axe.min.js": "b511cd9dec01c76f4b2ad1723b66b6db37d4c2eb4ed199076e1829d9ee7b75e3",
+    },
+    in_site=False,
+)
+
+PINS = (PYODIDE, PLOTLY, AXE)
+SITE_PINS = tuple(pin for pin in PINS if pin.in_site)
 
 
 class VendorError(RuntimeError):
@@ -155,7 +171,7 @@ def ensure_all() -> None:
 
 def install_into(site_dir: Path) -> None:
     """Copy every checked runtime file into the built site (assets/vendor/<folder>/)."""
-    for pin in PINS:
+    for pin in SITE_PINS:
         left = problems(pin)
         if left:
             raise VendorError("; ".join(left) + " (run `make vendor`)")

@@ -182,7 +182,37 @@ def results():
     ],
 )
 def test_plain_prints_the_stored_value_with_every_digit(value, text):
+    with explorer.digits(True):
+        assert explorer.plain(value) == text
+
+
+@pytest.mark.parametrize(
+    ("value", "text"),
+    [
+        (1098.4, "1,098"),
+        (5501.0, "5,501"),
+        (1.1834, "1.18"),
+        (119.08, "119"),
+        (9.7734, "9.77"),
+        (0.00001234, "0.0000123"),
+        (-2.76, "-2.76"),
+        (-0.051, "-0.051"),
+        (-1234567.5, "-1,234,568"),
+        (12, "12"),
+        (0.0, "0"),
+        (None, "never answered"),
+    ],
+)
+def test_plain_rounds_to_three_significant_digits_keeping_whole_numbers(value, text):
     assert explorer.plain(value) == text
+
+
+def test_full_digits_last_only_for_the_call_that_asked(results):
+    assert "1.1834 ms" in explorer.lookup(results, 32, 0, 0.5, full=True)
+    rounded = explorer.lookup(results, 32, 0, 0.5)
+    assert "1.18 ms" in rounded and "1.1834" not in rounded
+    assert rounded.endswith(explorer.ROUNDED_NOTE)
+    assert explorer.ROUNDED_NOTE not in explorer.part_a(results, 4, full=True)
 
 
 def test_signed_marks_higher_with_plus():
@@ -196,7 +226,7 @@ def test_signed_marks_higher_with_plus():
 
 
 def test_lookup_prints_none_first_then_the_setting_then_the_rounds(results):
-    text = explorer.lookup(results, 32, 0, 0.5)
+    text = explorer.lookup(results, 32, 0, 0.5, full=True)
     none_at = text.index("none: no batcher")
     setting_at = text.index("B=32 W=0: batches of up to 32 rows, never waits on purpose")
     rounds_at = text.index("B=32 W=0 minus none, round by round")
@@ -234,6 +264,16 @@ def test_a_round_measured_on_a_slowed_host_is_said_wherever_it_is_used(results):
     assert re.search(
         r"slow host +run 1 never passed the slow-run rule", explorer.part_a(results, 2)
     )
+
+
+def test_every_cell_that_did_not_keep_up_carries_the_warning(results):
+    text = explorer.lookup(results, 32, 0, 2)
+    cells = text.split("\n\n")[1:3]  # none, then B=32 W=0
+    kept = [re.search(r"kept up +(\d) of (\d)", cell).groups() for cell in cells]
+    for cell, (up, of) in zip(cells, kept, strict=True):
+        warned = "grows with the run's length" in " ".join(cell.split())
+        assert warned == (up != of), cell
+    assert any(up != of for up, of in kept)
 
 
 def test_lookup_of_none_is_the_baseline_alone(results):
@@ -277,9 +317,10 @@ def test_compare_uses_the_stored_pair_in_either_order(results):
 
 
 def test_compare_without_a_stored_pair_shows_rounds_side_by_side(results):
-    text = explorer.compare(results, 1, 0, 32, 2, 0.5)
+    text = explorer.compare(results, 1, 0, 32, 2, 0.5, full=True)
     assert "not such a pair" in text
     assert "1.4274 ms" in text and "3.1104 ms" in text
+    assert "queue B=1 p50" in text and "B=1 W=0" not in text  # one name for the setting
 
 
 def test_compare_names_the_bad_choice(results):
@@ -287,7 +328,7 @@ def test_compare_names_the_bad_choice(results):
 
 
 def test_part_a_prints_one_row_first_then_the_size(results):
-    text = explorer.part_a(results, 4)
+    text = explorer.part_a(results, 4, full=True)
     assert text.index("batch of 1 row") < text.index("batch of 4 rows")
     assert "476.3 µs" in text and "119.08 µs" in text and "500.1 µs, 503.3 µs" in text
 
@@ -301,7 +342,7 @@ def test_part_a_unknown_size_names_the_measured_sizes(results):
 
 def test_measured_lists_what_the_reader_may_choose(results):
     text = explorer.measured(results)
-    assert "settings: none, B=1 W=0, B=32 W=0, B=32 W=2" in text
+    assert "settings: none, queue B=1, B=32 W=0, B=32 W=2" in text
 
 
 def test_wrong_schema_version_is_named(results):
@@ -361,3 +402,14 @@ def check_every_cell(results: dict) -> None:
             text = explorer.lookup(results, cap, body["max_wait_ms"], key)
             assert "was not measured" not in text, text
             assert "p50" in text and "kept up" in text
+
+
+def test_measured_lists_settings_in_the_designs_order_not_as_text(results):
+    listed = re.search(r"settings: (.*)", explorer.measured(results)).group(1)
+    names = [name.strip() for name in re.split(r",| and ", listed) if name.strip()]
+    expected = [explorer.shown_name(results, n) for n in results["design"]["settings"]]
+    assert names == expected
+    results["design"]["settings"] = []  # no design order: none first, then B and W as numbers
+    listed = re.search(r"settings: (.*)", explorer.measured(results)).group(1)
+    names = [name.strip() for name in re.split(r",| and ", listed) if name.strip()]
+    assert names[0] == "none" and len(names) == len(results["part_b"]["settings"])

@@ -8,15 +8,22 @@ It runs in two places and must print the same text in both:
         results = json.load(open("docs/assets/data/results.json"))
         print(explorer.lookup(results, 32, 2, 1.0))
 
-Every number printed is a value the generator wrote into results.json, printed with all its
-digits: this module formats and never recomputes a metric. Names are read from results.json
+Every number printed is a value the generator wrote into results.json: this module formats
+and never recomputes a metric. Numbers are rounded for reading (three significant digits,
+whole numbers kept whole); `full=True` prints every stored digit. Names are read from results.json
 too (a setting's key by its cap and wait, a rate's key by its value), never spelled here.
 A choice that was not measured gets a message naming the values that were. The output is
 plain text; the page shows it with textContent, never as HTML.
 
 Reader's functions: lookup(results, b, w, rate), compare(results, b1, w1, b2, w2, rate),
-part_a(results, size), measured(results), batch_route_lookup(results, chunk).
+part_a(results, size), measured(results), batch_route_lookup(results, chunk); each but
+measured takes full=True.
 """
+
+import decimal
+import math
+import re
+import textwrap
 
 SCHEMA_VERSION = 1
 NONE = "none"  # the reader's word for no batcher, and that setting's batcher in results.json
@@ -26,10 +33,51 @@ class NotMeasured(ValueError):
     """A choice the campaign has no measurement for; the message names what it has."""
 
 
+# Set by each reader's function for the length of its call (Python in the box is one thread).
+FULL_DIGITS = [False]
+ROUNDED_NOTE = "(numbers rounded for reading; add full=True for every stored digit)"
+SLOW_NOTE = (
+    "did not keep up in every round: its queue grew all run long, so its latency grows "
+    "with the run's length (a longer run would show a higher p50 and p99)"
+)
+
+
+def digits(full: bool):
+    """Run the body with every digit (full=True) or rounded numbers."""
+
+    class Digits:
+        def __enter__(self):
+            self.before = FULL_DIGITS[0]
+            FULL_DIGITS[0] = bool(full)
+
+        def __exit__(self, *error):
+            FULL_DIGITS[0] = self.before
+
+    return Digits()
+
+
+def with_note(text: str) -> str:
+    return text if FULL_DIGITS[0] else text + "\n\n" + ROUNDED_NOTE
+
+
 # --- formatting: every value printed exactly as stored ---------------------------------
 
 
 def plain(value) -> str:
+    """A stored number for reading: rounded to three significant digits (whole numbers and
+    the integer part kept), or every digit under full=True; null = never answered."""
+    if value is None:
+        return "never answered"
+    if isinstance(value, bool):
+        return "yes" if value else "no"
+    if FULL_DIGITS[0] or isinstance(value, int) or value == 0:
+        return every_digit(value)
+    magnitude = math.floor(math.log10(abs(value)))
+    decimals = max(0, 2 - magnitude)
+    return every_digit(float(f"{value:.{decimals}f}"))
+
+
+def every_digit(value) -> str:
     """A stored number with all its digits and thousands separators (null = never answered)."""
     if value is None:
         return "never answered"
@@ -41,7 +89,7 @@ def plain(value) -> str:
         return f"{int(value):,}"
     text = repr(value)
     if "e" in text:  # very small or large: positional notation, no digit lost
-        text = format(value, "f").rstrip("0")
+        text = format(decimal.Decimal(text), "f")
     whole, _, fraction = text.partition(".")
     sign = "-" if whole.startswith("-") else ""
     return f"{sign}{int(whole.lstrip('-')):,}.{fraction}"
@@ -152,8 +200,8 @@ def rate_key(results, name: str, rate) -> str:
         )
     if key not in measured:
         raise NotMeasured(
-            f"{name} has no measurement at {key} × S (its runs are missing). "
-            f"Measured rates for {name}: {listing(measured) or 'none'} × S."
+            f"{shown_name(results, name)} has no measurement at {key} × S (its runs are missing). "
+            f"Measured rates for {shown_name(results, name)}: {listing(measured) or 'none'} × S."
         )
     return key
 
@@ -165,6 +213,14 @@ def shared_rate_key(results, rate, *names: str) -> str:
 
 
 # --- describing a cell --------------------------------------------------------------------
+
+
+def shown_name(results, name: str) -> str:
+    """The one name the reader sees for a setting: 'queue B=1' for the batcher with B=1."""
+    setting = results.get("part_b", {}).get("settings", {}).get(name, {})
+    if setting.get("batcher") != NONE and setting.get("max_batch") == 1:
+        return "queue B=1"
+    return name
 
 
 def describe_setting(results, name: str) -> str:
@@ -198,7 +254,12 @@ def cell_lines(results, name: str, key: str) -> str:
     if cell.get("never_passed_rounds"):
         rounds = listing(r + 1 for r in cell["never_passed_rounds"])
         rows.append(["slow host", never_passed_text(f"round {rounds}")])
-    return describe_setting(results, name) + "\n" + table(rows)
+    text = describe_setting(results, name) + "\n" + table(rows)
+    if cell["keeps_up_rounds"] < len(cell["rounds"]) or not cell.get("keeps_up", True):
+        text += "\n" + textwrap.fill(
+            "warning: " + SLOW_NOTE, width=80, initial_indent="  ", subsequent_indent="    "
+        )
+    return text
 
 
 def never_passed_text(which: str) -> str:
@@ -222,7 +283,8 @@ def paired_lines(results, name: str, baseline: str, key: str) -> str:
     """The stored round-by-round differences and verdicts, name minus baseline."""
     pair = results.get("paired", {}).get(name, {}).get(baseline, {}).get(key)
     if pair is None:
-        return f"No paired differences of {name} against {baseline} at {key} × S were published."
+        first, second = shown_name(results, name), shown_name(results, baseline)
+        return f"No paired differences of {first} against {second} at {key} × S were published."
     rounds = pair["p50_ms"]["rounds"]
     header = ["round"] + [f"{label} ({unit})" for _, label, unit in METRICS]
     rows = [header]
@@ -231,7 +293,8 @@ def paired_lines(results, name: str, baseline: str, key: str) -> str:
     rows.append(["median"] + [signed(pair[m]["median"]) for m, _, _ in METRICS])
     design_rounds = results["design"]["rounds"]
     verdicts = [verdict_line(label, pair[m], design_rounds) for m, label, _ in METRICS]
-    title = f"{name} minus {baseline}, round by round (the same arrivals in each round):"
+    first, second = shown_name(results, name), shown_name(results, baseline)
+    title = f"{first} minus {second}, round by round (the same arrivals in each round):"
     return title + "\n" + table(rows) + "\n" + "\n".join("  " + line for line in verdicts)
 
 
@@ -245,8 +308,13 @@ def heading(results, key: str) -> str:
 # --- the reader's functions ---------------------------------------------------------------
 
 
-def lookup(results, b, w=0, rate=1) -> str:
+def lookup(results, b, w=0, rate=1, full=False) -> str:
     """No batching first at the same rate, then the setting B, W, and their paired rounds."""
+    with digits(full):
+        return lookup_text(results, b, w, rate)
+
+
+def lookup_text(results, b, w, rate) -> str:
     try:
         name = setting_name(results, b, w)
         key = shared_rate_key(results, rate, name, NONE)
@@ -258,11 +326,16 @@ def lookup(results, b, w=0, rate=1) -> str:
     else:
         parts.append(cell_lines(results, name, key))
         parts.append(paired_lines(results, name, NONE, key))
-    return "\n\n".join(parts)
+    return with_note("\n\n".join(parts))
 
 
-def compare(results, b1, w1, b2, w2, rate=1) -> str:
+def compare(results, b1, w1, b2, w2, rate=1, full=False) -> str:
     """Two settings at one rate; their stored paired differences when the generator made them."""
+    with digits(full):
+        return compare_text(results, b1, w1, b2, w2, rate)
+
+
+def compare_text(results, b1, w1, b2, w2, rate) -> str:
     try:
         first = setting_name(results, b1, w1)
         second = setting_name(results, b2, w2)
@@ -272,7 +345,7 @@ def compare(results, b1, w1, b2, w2, rate=1) -> str:
     parts = [heading(results, key), cell_lines(results, first, key)]
     if first == second:
         parts.append("Both choices are the same setting.")
-        return "\n\n".join(parts)
+        return with_note("\n\n".join(parts))
     parts.append(cell_lines(results, second, key))
     paired = results.get("paired", {})
     if key in paired.get(second, {}).get(first, {}):
@@ -281,13 +354,14 @@ def compare(results, b1, w1, b2, w2, rate=1) -> str:
         parts.append(paired_lines(results, first, second, key))
     else:
         parts.append(by_round_side_by_side(results, first, second, key))
-    return "\n\n".join(parts)
+    return with_note("\n\n".join(parts))
 
 
 def by_round_side_by_side(results, first: str, second: str, key: str) -> str:
     """Each round's p50 and p99 of both settings, when no paired difference was published."""
     cells = [results["part_b"]["settings"][n]["rates"][key] for n in (first, second)]
-    rows = [["round", f"{first} p50", f"{second} p50", f"{first} p99", f"{second} p99"]]
+    one, two = shown_name(results, first), shown_name(results, second)
+    rows = [["round", f"{one} p50", f"{two} p50", f"{one} p99", f"{two} p99"]]
     shared = [r for r in cells[0]["rounds"] if r in cells[1]["rounds"]]
     for number in shared:
         at = [cell["rounds"].index(number) for cell in cells]
@@ -312,8 +386,13 @@ def size_key(size) -> str | None:
     return str(int(number)) if number == int(number) else None
 
 
-def part_a(results, size=1) -> str:
+def part_a(results, size=1, full=False) -> str:
     """Part A, the model alone: one row first, then the chosen batch size."""
+    with digits(full):
+        return part_a_text(results, size)
+
+
+def part_a_text(results, size) -> str:
     if "part_a" not in results:
         return "This campaign has no Part A measurements."
     sizes = results["part_a"]["sizes"]
@@ -340,7 +419,13 @@ def part_a(results, size=1) -> str:
             runs = listing(r + 1 for r in marked)
             rows.append(["slow host", never_passed_text(f"run {runs}")])
         parts.append(f"batch of {chosen} row{'s' if chosen != '1' else ''}\n" + table(rows))
-    return "\n\n".join(parts)
+    return with_note("\n\n".join(parts))
+
+
+def setting_order(name: str) -> tuple:
+    """none first, then by B and W as numbers ("B=8 W=0" before "B=32 W=0")."""
+    numbers = re.findall(r"[\d.]+", name)
+    return (name != "none", *(float(number) for number in numbers))
 
 
 def measured(results) -> str:
@@ -350,7 +435,10 @@ def measured(results) -> str:
     except NotMeasured as message:
         return str(message)
     lines = [f"campaign {results['campaign']['name']} ({results['campaign']['profile']} profile)"]
-    lines.append(f"settings: {listing(settings)}")
+    # The design's order (none, then by B and W), never the text order of the JSON keys.
+    order = [name for name in results["design"]["settings"] if name in settings]
+    order += sorted(set(settings) - set(order), key=setting_order)
+    lines.append(f"settings: {listing(shown_name(results, name) for name in order)}")
     lines.append(f"rates: {listing(results['design']['rate_multiples'])} × S")
     if "part_a" in results:
         lines.append(f"Part A sizes: {listing(results['part_a']['sizes'])} rows")
@@ -384,9 +472,14 @@ def batch_route_rows(part_c: dict, key: str) -> list:
     return rows
 
 
-def batch_route_lookup(results, chunk) -> str:
+def batch_route_lookup(results, chunk, full=False) -> str:
     """Part C, the batch route: the loop of single /predict calls first, then /predict_batch
     in chunks of `chunk` records (wall time for the N records, per record, speedup, bits)."""
+    with digits(full):
+        return batch_route_text(results, chunk)
+
+
+def batch_route_text(results, chunk) -> str:
     part_c = results.get("part_c")
     if not part_c:
         return "This campaign has no batch-route (Part C) measurements."
@@ -406,4 +499,4 @@ def batch_route_lookup(results, chunk) -> str:
     parts.append(label + "\n" + table(batch_route_rows(part_c, key)))
     if part_c.get("never_passed_runs"):
         parts.append("slow host: " + never_passed_text(listing(part_c["never_passed_runs"])))
-    return "\n\n".join(parts)
+    return with_note("\n\n".join(parts))

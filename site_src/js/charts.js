@@ -215,7 +215,8 @@
   function mountCharts() {
     const charts = document.querySelectorAll("div.chart[data-chart]");
     charts.forEach((element) => {
-      element.setAttribute("role", "img");
+      // A figure, not an img: an img may not hold the modebar's buttons (axe: nested-interactive).
+      element.setAttribute("role", "figure");
       draw(element);
     });
   }

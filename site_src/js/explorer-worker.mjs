@@ -2,9 +2,12 @@
  * The explorer's Python, in a module Web Worker so the page never waits for it.
  *
  * Started by explorer.js (new Worker(url, {type: "module"})). Loads the site's own copy of
- * Pyodide (no CDN, no micropip, no packages), and fetches results.json and explorer.py from
- * the site meanwhile. Then it runs the reader's Python with `results` and the
- * explorer's functions in scope and posts back plain text.
+ * Pyodide (no CDN, no micropip, no packages), and fetches results.json, explorer.py,
+ * simulate.py and the simulator's validation table (simulation.json) from the site
+ * meanwhile. Then it runs the reader's Python with a fresh copy of `results`, the explorer's
+ * functions and `simulate` in scope (the reader's own names stay from run to run) and posts
+ * back plain text; an error prints as Python
+ * prints it, with only the reader's frames (and the explorer's) in the traceback.
  *
  * Start-up, fastest first:
  *   saved   from the memory snapshot this browser saved after an earlier normal start
@@ -17,10 +20,14 @@
  * start takes too long).
  *
  * Messages in:  {type: "run", id, code}
+ *               {type: "machine", text}: a demo file's JSON (`python -m lab demo --save`),
+ *               checked by simulate.read_demo; from then on `my_machine` is in scope
  * Messages out: {type: "status", text, start} | {type: "failed", text}
  *               {type: "ready", ms, python, start, reason, note, phases}
  *               {type: "saved", bytes, ms} | {type: "not-saved", text}
  *               {type: "answer", id, text, ok, ms}
+ *               {type: "machine", ok, text, curve}: the demo file's check, and both
+ *               Part A curves (the reader's and the lab's) for the page to draw
  */
 import { loadPyodide, version as pyodideVersion } from "../vendor/pyodide/pyodide.mjs";
 import * as saved from "./explorer-snapshot.mjs";
@@ -29,6 +36,8 @@ import * as saved from "./explorer-snapshot.mjs";
 const INDEX_URL = new URL("../vendor/pyodide/", import.meta.url).href;
 const RESULTS_URL = new URL("../data/results.json", import.meta.url).href;
 const EXPLORER_URL = new URL("../explorer/explorer.py", import.meta.url).href;
+const SIMULATE_URL = new URL("../explorer/simulate.py", import.meta.url).href;
+const SIMULATION_URL = new URL("../data/simulation.json", import.meta.url).href;
 const FORCE_NORMAL = new URL(import.meta.url).searchParams.get("start") === "normal";
 // Saving waits this long after Python is ready, so a Run pressed at once goes first.
 const SAVE_DELAY_MS = 1000;
@@ -38,29 +47,98 @@ const SAVE_DELAY_MS = 1000;
 // (a str prints as it is), anything printed comes first, and an error prints as Python
 // prints it. A saved snapshot holds Python as this leaves it.
 const SETUP = `
-import contextlib, io, json, os, sys, traceback
+import contextlib, io, json, linecache, marshal, os, sys, traceback
 os.makedirs("/explorer", exist_ok=True)
-with open("/explorer/explorer.py", "w", encoding="utf-8") as out:
-    out.write(explorer_source)
+for name, source in (("explorer", explorer_source), ("simulate", simulate_source)):
+    with open(f"/explorer/{name}.py", "w", encoding="utf-8") as out:
+        out.write(source)
 sys.path.insert(0, "/explorer")
 import explorer
+import simulate as simulator
 from pyodide.code import eval_code
 
-results = json.loads(results_text)
-del explorer_source, results_text
-namespace = {"results": results}
-namespace.update({name: getattr(explorer, name) for name in
-                  ("lookup", "compare", "part_a", "measured", "batch_route_lookup")})
+RESULTS_TEXT = results_text
+RESULTS_COPY = marshal.dumps(json.loads(results_text))  # marshal: 3 times quicker than JSON
+SIMULATION_TABLE = json.loads(simulation_text).get("settings") if simulation_text else None
+del explorer_source, simulate_source, results_text, simulation_text
+READER_FILE = "<your code>"
+READER_NAMES = ("lookup", "compare", "part_a", "measured", "batch_route_lookup")
+spare = []  # a copy of results, ready for the next run
+machine = []  # the reader's demo file, once given
+namespace = {}  # the reader's names, kept from run to run
+
+
+def simulate(results, b, w=0, rate=1, **options):
+    if isinstance(b, str) and b.strip().lower() == "none":  # the box's word for B=0
+        b = 0
+    if SIMULATION_TABLE and "settings" not in (results.get("simulation") or {}):
+        section = dict(results.get("simulation") or {}, settings=SIMULATION_TABLE)
+        results = dict(results, simulation=section)
+    try:
+        return simulator.simulate(results, b, w, rate, **options)
+    except simulator.DemoFileError as error:
+        return str(error)
+    except ValueError as error:  # a choice the simulator refuses, with its reason
+        return f"simulate: {error}"
+
+
+simulate.__doc__ = simulator.simulate.__doc__
+
+
+def prepare_spare():
+    if not spare:
+        spare.append(marshal.loads(RESULTS_COPY))
+
+
+def fresh_namespace():
+    """What a run sees: the reader's names from earlier runs, and its own copy of results
+    and of the box's functions (a run that changes them changes no later run)."""
+    prepare_spare()
+    namespace.update(results=spare.pop(), simulate=simulate, read_demo=simulator.read_demo)
+    namespace.update({name: getattr(explorer, name) for name in READER_NAMES})
+    if machine:
+        namespace["my_machine"] = json.loads(machine[0])
+    return namespace
+
+
+def use_machine(text):
+    """Check a demo file; (ok, message, curve) with both Part A curves for the page."""
+    try:
+        found = simulator.read_demo(json.loads(text))
+    except json.JSONDecodeError as error:
+        return False, f"demo file: not JSON ({error})", None
+    except simulator.DemoFileError as error:
+        return False, str(error), None
+    machine[:] = [text]
+    lab = json.loads(RESULTS_TEXT).get("part_a", {}).get("by_size", {})
+    lab_sizes = sorted(int(size) for size in lab)
+    curve = {"sizes": found["sizes"], "per_call_us": found["per_call_us"],
+             "lab_sizes": lab_sizes,
+             "lab_per_call_us": [lab[str(size)]["per_call_us"] for size in lab_sizes]}
+    facts = found["machine"]
+    text = (f"Your machine: {facts['cpu_model']}, {facts['cores']} cores, Python "
+            f"{facts['python']}; {len(found['sizes'])} batch sizes. "
+            "It is in the box as my_machine.")
+    return True, text, json.dumps(curve)
+
+
+def reader_error(error):
+    """The error as Python prints it, keeping only the reader's frames and the explorer's."""
+    shown = traceback.TracebackException.from_exception(error)
+    frames = [frame for frame in shown.stack
+              if frame.filename == READER_FILE or frame.filename.startswith("/explorer/")]
+    shown.stack = traceback.StackSummary.from_list(frames)
+    return "".join(shown.format()).rstrip()
+
 
 def run_reader_code(source):
     printed = io.StringIO()
+    linecache.cache[READER_FILE] = (len(source), None, source.splitlines(True), READER_FILE)
     try:
         with contextlib.redirect_stdout(printed):
-            value = eval_code(source, namespace)
+            value = eval_code(source, fresh_namespace(), filename=READER_FILE)
     except BaseException as error:  # the reader's error, shown as Python shows it
-        lines = traceback.format_exception(type(error), error, error.__traceback__)
-        reader = [line for line in lines if "<exec>" in line or not line.startswith("  File")]
-        return False, printed.getvalue() + "".join(reader[-6:]).rstrip()
+        return False, printed.getvalue() + reader_error(error)
     text = printed.getvalue()
     if value is not None:
         text += value if isinstance(value, str) else repr(value)
@@ -76,13 +154,16 @@ const AFTER_SAVED_START = `
 import os, random, sys
 sys.path[:] = normal_sys_path
 os.makedirs("/explorer", exist_ok=True)
-with open("/explorer/explorer.py", "w", encoding="utf-8") as out:
-    out.write(explorer_source)
-del explorer_source
+for name, source in (("explorer", explorer_source), ("simulate", simulate_source)):
+    with open(f"/explorer/{name}.py", "w", encoding="utf-8") as out:
+        out.write(source)
+del explorer_source, simulate_source
 random.seed()
 `;
 
 let runReaderCode = null;
+let useMachine = null;
+let prepareSpare = null;
 const began = performance.now();
 const phases = {}; // ms since the worker began, when each step of the start ended
 const mark = (step) => (phases[step] = Math.round(performance.now() - began));
@@ -94,11 +175,12 @@ async function fetchText(url) {
 }
 
 /** What a snapshot is made from (Python copied the browser's details in as it started). */
-async function snapshotKey([explorerSource, resultsText]) {
+async function snapshotKey([explorerSource, resultsText, simulateSource, simulationText]) {
   const { timeZone } = Intl.DateTimeFormat().resolvedOptions();
   return {
     pyodide: pyodideVersion,
-    explorer_sha256: await saved.sha256Hex(explorerSource),
+    explorer_sha256: await saved.sha256Hex(explorerSource + "\n" + simulateSource),
+    simulation_sha256: await saved.sha256Hex(simulationText),
     results_sha256: await saved.sha256Hex(resultsText),
     setup_sha256: await saved.sha256Hex(SETUP + AFTER_SAVED_START),
     browser: [navigator.userAgent, navigator.language, timeZone],
@@ -106,7 +188,7 @@ async function snapshotKey([explorerSource, resultsText]) {
 }
 
 // The record is unpacked and checked while Pyodide fetches and compiles its WebAssembly.
-async function savedStart(record, explorerSource) {
+async function savedStart(record, [explorerSource, , simulateSource]) {
   const text = "Starting Python from this browser's saved copy…";
   postMessage({ type: "status", start: "saved", text });
   const snapshot = saved.unpack(record);
@@ -114,6 +196,7 @@ async function savedStart(record, explorerSource) {
   const py = await loadPyodide({ indexURL: INDEX_URL, packages: [], _loadSnapshot: snapshot });
   mark("pyodide");
   py.globals.set("explorer_source", explorerSource);
+  py.globals.set("simulate_source", simulateSource);
   py.runPython(AFTER_SAVED_START);
   return py;
 }
@@ -124,9 +207,11 @@ async function normalStart(files, makeSnapshot) {
   const options = { indexURL: INDEX_URL, packages: [], _makeSnapshot: makeSnapshot };
   const py = await loadPyodide(options);
   mark("pyodide");
-  const [explorerSource, resultsText] = await files;
+  const [explorerSource, resultsText, simulateSource, simulationText] = await files;
   py.globals.set("explorer_source", explorerSource);
   py.globals.set("results_text", resultsText);
+  py.globals.set("simulate_source", simulateSource);
+  py.globals.set("simulation_text", simulationText);
   py.runPython(SETUP);
   return py;
 }
@@ -153,7 +238,7 @@ async function trySaved(files, key) {
   }
   mark("key");
   try {
-    return { py: await savedStart(record, (await files)[0]) };
+    return { py: await savedStart(record, await files) };
   } catch (error) {
     await saved.forget().catch(() => {});
     const damaged = error instanceof saved.SnapshotDamaged;
@@ -179,7 +264,12 @@ async function start() {
   postMessage({ type: "status", text: "Loading Python…" });
   // Pyodide's 1.2 MB script loads while IndexedDB is read; loadPyodide imports this same module.
   import(INDEX_URL + "pyodide.asm.mjs").catch(() => {});
-  const files = Promise.all([fetchText(EXPLORER_URL), fetchText(RESULTS_URL)]);
+  const files = Promise.all([
+    fetchText(EXPLORER_URL),
+    fetchText(RESULTS_URL),
+    fetchText(SIMULATE_URL),
+    fetchText(SIMULATION_URL).catch(() => ""), // no validation table: answers say less
+  ]);
   const possible = saved.snapshotsPossible();
   const key = possible ? files.then(snapshotKey).catch(() => null) : null;
   files.catch(() => {}); // reported where the set-up awaits them
@@ -193,6 +283,8 @@ async function start() {
     mark("snapshot");
   }
   runReaderCode = py.globals.get("run_reader_code");
+  useMachine = py.globals.get("use_machine");
+  prepareSpare = py.globals.get("prepare_spare");
   postMessage({
     type: "ready",
     ms: performance.now() - began,
@@ -210,13 +302,24 @@ const started = start().catch((error) => {
   throw error;
 });
 
+// The next run's copy of results is parsed while the reader reads this answer.
+const prepareNext = () => setTimeout(() => prepareSpare(), 0);
+
 self.onmessage = async (event) => {
   const message = event.data;
-  if (message.type !== "run") return;
   await started;
+  if (message.type === "machine") {
+    const answer = useMachine(message.text);
+    const [ok, text, curve] = answer.toJs();
+    answer.destroy();
+    postMessage({ type: "machine", ok, text, curve: curve && JSON.parse(curve) });
+    return;
+  }
+  if (message.type !== "run") return;
   const began = performance.now();
   const answer = runReaderCode(message.code);
   const [ok, text] = answer.toJs();
   answer.destroy();
   postMessage({ type: "answer", id: message.id, ok, text, ms: performance.now() - began });
+  prepareNext();
 };

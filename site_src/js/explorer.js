@@ -2,10 +2,13 @@
  * The explorer box on the explorer page. Runs in the browser on every page (MkDocs
  * extra_javascript) and mounts only where a [data-explorer] box exists.
  *
- * The reader picks B, W and RATE (or two settings, or a Part A batch size); the box writes
- * the Python call into an editable textarea; Run sends that code to a module Web Worker
- * (explorer-worker.mjs) that runs it in Pyodide and answers with plain text, shown with
- * textContent. Python starts when the page is idle (requestIdleCallback) or on the first
+ * The reader picks B, W and RATE (or two settings, a Part A batch size, a chunk size, or a
+ * simulation); the box writes the Python call into an editable textarea; Run sends that code
+ * to a module Web Worker (explorer-worker.mjs) that runs it in Pyodide and answers with plain
+ * text, shown with textContent. A control never replaces code the reader typed: the box
+ * offers the controls' call instead. The status line says what the worker is doing
+ * (loading, running, stopping, ready). A demo file (`python -m lab demo --save`) chosen
+ * in the file input is read here and sent to the worker only: nothing leaves the browser. Python starts when the page is idle (requestIdleCallback) or on the first
  * Run, whichever comes first; on a later visit the worker starts it from the snapshot this
  * browser saved (see explorer-worker.mjs), and should that start hang, the box ends that
  * worker and starts one that skips the snapshot. Stop terminates the worker (runaway code)
@@ -35,6 +38,12 @@
     notSaved: "", // why it could not be saved
     phases: null, // when each step of the start ended (ms after the worker began)
     watchdog: null,
+    starts: 0, // how many times Python was started on this visit (Stop starts it again)
+    running: false, // a run is in the worker now
+    stopping: false,
+    machineText: null, // the reader's demo file, sent again to every new worker
+    machine: null, // the worker's answer about it: {ok, text, curve}
+    code: null, // the box's code when the reader last edited it (kept across page changes)
   };
   let box = null; // the mounted box's elements (null when this page has none)
 
@@ -43,6 +52,7 @@
   function startWorker(url = WORKER_URL) {
     if (engine.worker) return;
     engine.state = "loading";
+    engine.starts += 1;
     engine.start = engine.reason = engine.note = engine.notSaved = "";
     engine.savedBytes = engine.phases = null;
     engine.startedAt = performance.now();
@@ -52,12 +62,15 @@
       event.preventDefault();
       failAll("Python stopped: " + (event.message || "the worker failed to load"));
     };
+    if (engine.machineText) engine.worker.postMessage({ type: "machine", text: engine.machineText });
     showStatus();
   }
 
   function onWorkerMessage(message) {
     if (message.type === "status") {
       if (message.start === "saved") watchSavedStart();
+      // A saved start that failed fell back to a normal one: that one is not timed.
+      if (message.start === "normal") window.clearTimeout(engine.watchdog);
       showStatus(message.text);
     } else if (message.type === "ready") {
       window.clearTimeout(engine.watchdog);
@@ -73,6 +86,9 @@
       engine.savedBytes = message.bytes;
     } else if (message.type === "not-saved") {
       engine.notSaved = message.text;
+    } else if (message.type === "machine") {
+      engine.machine = message;
+      showMachine();
     } else if (message.type === "failed") {
       failAll(message.text);
     } else if (message.type === "answer") {
@@ -118,6 +134,8 @@
 
   // Runaway code cannot be interrupted inside the worker: end the worker and start anew.
   function stopWorker() {
+    engine.stopping = true;
+    showStatus();
     window.clearTimeout(engine.watchdog);
     if (engine.worker) engine.worker.terminate();
     engine.worker = null;
@@ -126,12 +144,15 @@
       waiting.reject(new Error("Stopped. Python is starting again…"));
     }
     engine.pending.clear();
+    engine.stopping = false;
     startWorker();
   }
 
   // ---- the box -----------------------------------------------------------------------------
 
   function statusText() {
+    if (engine.stopping) return "Stopping…";
+    if (engine.running && engine.state === "ready") return "Running… (Stop ends it)";
     if (engine.state === "ready") {
       const ready = "Python " + engine.python + " is ready in your browser";
       if (engine.note) {
@@ -141,7 +162,12 @@
       if (engine.start === "saved") return ready + " (started from this browser's saved copy).";
       return ready + ".";
     }
-    if (engine.state === "loading") return "Loading Python (once per visit)…";
+    if (engine.state === "loading" && engine.starts > 1) {
+      return "Stopped. Starting a fresh Python…" + (engine.running ? " Your run waits for it." : "");
+    }
+    if (engine.state === "loading") {
+      return "Loading Python (once per visit)…" + (engine.running ? " Your run waits for it." : "");
+    }
     if (engine.state === "failed") return "Python could not start.";
     return "Python starts when the page is idle, or when you press Run.";
   }
@@ -151,6 +177,7 @@
     box.status.textContent = text || statusText();
     box.root.dataset.engine = engine.state;
     box.root.dataset.start = engine.start;
+    box.root.dataset.run = engine.stopping ? "stopping" : engine.running ? "running" : "idle";
   }
 
   function pythonLiteral(choice) {
@@ -161,6 +188,19 @@
   function callFromControls() {
     const value = (role) => pythonLiteral(box.controls[role].value);
     const mode = box.controls.mode.value;
+    const full = box.controls.full && box.controls.full.checked ? ", full=True" : "";
+    if (mode === "simulate") {
+      const number = (role) => pythonLiteral(String(Number(box.controls[role].value) || 0));
+      const mine = box.controls.mine && box.controls.mine.checked ? ", machine=my_machine" : "";
+      return (
+        "simulate(results, b=" + number("sim_b") + ", w=" + number("sim_w") +
+        ", rate=" + number("sim_rate") + mine + ")"
+      );
+    }
+    return callWithoutDigits(value, mode).replace(/\)$/, full + ")");
+  }
+
+  function callWithoutDigits(value, mode) {
     if (mode === "compare") {
       return (
         "compare(results, b1=" + value("b") + ", w1=" + value("w") +
@@ -178,9 +218,27 @@
     });
   }
 
+  // The code is the controls' call until the reader types: then a control offers its call
+  // and replaces the typed code only when asked.
   function onControlChange() {
     showControlsFor(box.controls.mode.value);
-    box.code.value = callFromControls();
+    const call = callFromControls();
+    if (box.code.value === box.written || box.code.value.trim() === "") {
+      writeCode(call);
+    } else {
+      box.offer.hidden = false;
+      box.offerCall.textContent = call;
+    }
+  }
+
+  function writeCode(call) {
+    box.code.value = box.written = call;
+    engine.code = null;
+    box.offer.hidden = true;
+  }
+
+  function onType() {
+    engine.code = box.code.value === box.written ? null : box.code.value;
   }
 
   async function onRun() {
@@ -190,7 +248,9 @@
     current.output.textContent = "";
     current.stop.hidden = false;
     current.run.disabled = true;
+    engine.running = true;
     if (engine.state !== "ready") startWorker();
+    showStatus();
     try {
       const answer = await runInWorker(current.code.value);
       current.output.textContent = answer.text;
@@ -203,7 +263,81 @@
       current.output.dataset.elapsedMs = (performance.now() - clickedAt).toFixed(2);
       current.stop.hidden = true;
       current.run.disabled = false;
+      engine.running = false;
+      showStatus();
     }
+  }
+
+  // ---- the reader's machine: a demo file, read here, checked and kept by the worker -------
+
+  async function onMachineFile() {
+    const file = box.machineFile.files[0];
+    if (!file) return;
+    engine.machineText = await file.text();
+    engine.machine = null;
+    box.machineStatus.textContent = "Checking " + file.name + "…";
+    startWorker();
+    engine.worker.postMessage({ type: "machine", text: engine.machineText });
+  }
+
+  function showMachine() {
+    if (!box || !engine.machine || !box.machineStatus) return;
+    const { ok, text, curve } = engine.machine;
+    box.machineStatus.textContent = text;
+    box.machineStatus.dataset.state = ok ? "done" : "error";
+    box.controls.mine.disabled = !ok;
+    if (!ok) return;
+    if (!box.controls.mine.checked) {
+      box.controls.mine.checked = true;
+      onControlChange();
+    }
+    drawMachine(curve);
+  }
+
+  // Per row, both Part A curves on log axes: where batching stops paying on each machine.
+  function drawMachine(curve) {
+    const chart = box.machineChart;
+    chart.hidden = false;
+    const perRow = (sizes, perCall) => sizes.map((size, i) => perCall[i] / size);
+    const dark = document.body.getAttribute("data-md-color-scheme") === "slate";
+    const ink = dark ? "#e2e4e9" : "#1f2430";
+    const grid = dark ? "rgba(226, 228, 233, 0.15)" : "rgba(31, 36, 48, 0.12)";
+    const data = [
+      {
+        x: curve.lab_sizes, y: perRow(curve.lab_sizes, curve.lab_per_call_us),
+        name: "the lab's core", mode: "lines+markers", line: { color: "#0072b2" },
+      },
+      {
+        x: curve.sizes, y: perRow(curve.sizes, curve.per_call_us),
+        name: "your machine", mode: "lines+markers", line: { color: "#d55e00", dash: "dash" },
+      },
+    ];
+    const layout = {
+      title: { text: "Part A: µs per row by batch size", font: { size: 14 } },
+      // Decades only: minor ticks labelled 2 and 5 read as values.
+      xaxis: { type: "log", dtick: 1, title: { text: "rows in one call" }, color: ink, gridcolor: grid },
+      yaxis: { type: "log", dtick: 1, title: { text: "µs per row" }, color: ink, gridcolor: grid },
+      legend: { orientation: "h", y: -0.3 },
+      margin: { t: 40, r: 10, b: 90, l: 60 },
+      paper_bgcolor: "rgba(0,0,0,0)", plot_bgcolor: "rgba(0,0,0,0)",
+      font: { color: ink }, height: 320,
+    };
+    loadPlotly().then(
+      (Plotly) => Plotly.react(chart, data, layout, { displayModeBar: false, responsive: true }),
+      (error) => (box.machineStatus.textContent += " (the chart could not load: " + error.message + ")"),
+    );
+  }
+
+  // The site's own plotly.js (charts.js loads the same file on pages with charts).
+  function loadPlotly() {
+    if (window.Plotly) return Promise.resolve(window.Plotly);
+    return new Promise((resolve, reject) => {
+      const script = document.createElement("script");
+      script.src = new URL("../vendor/plotly/plotly-basic.min.js", WORKER_URL).href;
+      script.onload = () => resolve(window.Plotly);
+      script.onerror = () => reject(new Error("plotly.js did not load"));
+      document.head.appendChild(script);
+    });
   }
 
   function onKey(event) {
@@ -225,6 +359,8 @@
       return;
     }
     const role = (name) => root.querySelector('[data-role="' + name + '"]');
+    // The demo file's input and chart sit below the box, in their own section.
+    const page = (name) => document.querySelector('[data-role="' + name + '"]');
     box = {
       root,
       controls: {},
@@ -233,8 +369,15 @@
       stop: role("stop"),
       status: role("status"),
       output: role("output"),
+      offer: role("offer"),
+      offerCall: role("offer-call"),
+      machineFile: page("machine-file"),
+      machineStatus: page("machine-status"),
+      machineChart: page("machine-chart"),
+      written: "",
     };
-    for (const name of ["mode", "b", "w", "rate", "b2", "w2", "size", "chunk"]) {
+    const names = ["mode", "b", "w", "rate", "b2", "w2", "size", "chunk"];
+    for (const name of [...names, "full", "sim_b", "sim_w", "sim_rate", "mine"]) {
       const control = role(name);
       if (control) {
         box.controls[name] = control;
@@ -244,8 +387,18 @@
     box.run.addEventListener("click", onRun);
     box.stop.addEventListener("click", stopWorker);
     box.code.addEventListener("keydown", onKey);
+    box.code.addEventListener("input", onType);
+    role("offer-use").addEventListener("click", () => writeCode(callFromControls()));
+    if (box.machineFile) box.machineFile.addEventListener("change", onMachineFile);
     showControlsFor(box.controls.mode.value);
-    box.code.value = callFromControls();
+    const typed = engine.code;
+    writeCode(callFromControls());
+    if (typed !== null) {
+      box.code.value = engine.code = typed; // the reader's code, back after a page change
+      box.offer.hidden = false;
+      box.offerCall.textContent = callFromControls();
+    }
+    showMachine();
     showStatus();
     // A benchmark may ask for a cold start on the first click instead of at idle.
     if (!window.explorerNoIdleStart) whenIdle(() => startWorker());

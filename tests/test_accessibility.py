@@ -1,0 +1,95 @@
+"""An accessibility scan of every page of the built site with axe-core, in real Chromium:
+`pytest -m browser tests/test_accessibility.py`.
+
+axe-core is the pinned copy in vendor/axe-core/ (site_src/vendor.py checks its sha256; `make
+vendor` fetches it), injected into each page by the test and never shipped with the site.
+Every page of the nav is scanned at 1280×800 and 390×844, in the light and the dark palette
+(the reader's system preference, which the site follows), after its charts are drawn. Any
+serious or critical violation fails, named by page, viewport, palette, rule and element.
+"""
+
+import sys
+import tempfile
+from pathlib import Path
+
+import pytest
+import test_browser as site_tools
+
+ROOT = Path(__file__).resolve().parent.parent
+sys.path.insert(0, str(ROOT / "site_src"))
+import vendor  # noqa: E402
+
+pytestmark = [pytest.mark.browser, pytest.mark.timeout(900)]
+
+VIEWPORTS = {"desktop": {"width": 1280, "height": 800}, "phone": site_tools.PHONE}
+PALETTES = ("light", "dark")
+FAILING_IMPACTS = ("serious", "critical")
+
+# The rules' results only: passes and incomplete checks are not needed and slow the scan.
+SCAN = """async () => {
+  const found = await axe.run(document, {resultTypes: ["violations"]});
+  return found.violations.map(v => ({
+    rule: v.id, impact: v.impact, help: v.help,
+    elements: v.nodes.map(n => n.target.join(" ") + " (" + n.failureSummary.split("\\n")
+      .slice(1).join(" ").trim() + ")"),
+  }));
+}"""
+
+
+def axe_source() -> str:
+    left = vendor.problems(vendor.AXE)
+    if left:
+        pytest.fail("; ".join(left) + " (run `make vendor`)")
+    return (vendor.AXE.local_dir / "axe.min.js").read_text(encoding="utf-8")
+
+
+@pytest.fixture(scope="module")
+def site():
+    with tempfile.TemporaryDirectory(prefix="lesson-site-") as folder:
+        site_dir, port = Path(folder), site_tools.free_port()
+        site_tools.build_site(site_dir, f"http://127.0.0.1:{port}/")
+        with site_tools.serve(site_dir, port) as base:
+            yield site_dir, base
+
+
+@pytest.fixture(scope="module")
+def browser():
+    from playwright.sync_api import sync_playwright
+
+    with sync_playwright() as playwright:
+        chromium = site_tools.launch(playwright)
+        yield chromium
+        chromium.close()
+
+
+def violations_on(context, base: str, url: str, source: str) -> list[dict]:
+    watch = site_tools.open_page(context, base, url)
+    site_tools.wait_for_charts(watch.page)
+    watch.page.add_script_tag(content=source)
+    found = watch.page.evaluate(SCAN)
+    watch.page.close()
+    return [v for v in found if v["impact"] in FAILING_IMPACTS]
+
+
+@pytest.mark.parametrize("palette", PALETTES)
+@pytest.mark.parametrize("viewport", list(VIEWPORTS))
+def test_no_serious_or_critical_violation_on_any_page(site, browser, viewport, palette):
+    _, base = site
+    source = axe_source()
+    mobile = viewport == "phone"
+    context = browser.new_context(
+        viewport=VIEWPORTS[viewport], color_scheme=palette, is_mobile=mobile, has_touch=mobile
+    )
+    problems = []
+    try:
+        for url in site_tools.page_urls(base):
+            for violation in violations_on(context, base, url, source):
+                page = url[len(base) :] or "home"
+                problems += [
+                    f"{page} at {viewport}, {palette}: {violation['rule']} "
+                    f"({violation['impact']}: {violation['help']}) on {element}"
+                    for element in violation["elements"]
+                ]
+    finally:
+        context.close()
+    assert not problems, f"{len(problems)} violations:\n" + "\n".join(problems)
