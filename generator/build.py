@@ -13,10 +13,12 @@ import re
 from dataclasses import dataclass
 from pathlib import Path
 
-from generator import charts, load, pages, results
+from generator import cells_csv, chart_style, charts, load, pages, results
 
 ROOT = Path(__file__).resolve().parent.parent
 RESULTS_PATH = Path("assets/data/results.json")
+CELLS_PATH = Path("assets/data/part_b_cells.csv")
+CHART_CSS_PATH = Path("assets/css/chart-colours.css")
 CHARTS_DIR = Path("assets/charts")
 CHART_MARK = re.compile(r'<div class="chart" data-chart="([^"]+)"')
 STATIC_SUFFIXES = {".js", ".mjs", ".css", ".py"}
@@ -84,11 +86,18 @@ def check_charts(page_files: dict, chart_names: set) -> None:
 
 def outputs(result: dict, sources: Sources, names: dict) -> dict[Path, bytes]:
     """{path under out_dir: content} of everything one build writes."""
-    files = {RESULTS_PATH: results.to_json(result).encode()}
-    specs = charts.all_charts(result, names["quiet_rate"], names["busy_rate"])
+    files = {
+        RESULTS_PATH: results.to_json(result).encode(),
+        CELLS_PATH: cells_csv.cells_csv(result).encode(),
+        CHART_CSS_PATH: chart_style.chart_css().encode(),
+    }
+    specs = {
+        name: results.rounded(spec)
+        for name, spec in charts.all_charts(result, names["quiet_rate"], names["busy_rate"]).items()
+    }
     for name, spec in specs.items():
-        files[CHARTS_DIR / f"{name}.json"] = results.to_json(results.rounded(spec)).encode()
-    page_files = pages.page_outputs(result, sources.pages, names, sources.reference)
+        files[CHARTS_DIR / f"{name}.json"] = results.to_json(spec).encode()
+    page_files = pages.page_outputs(result, sources.pages, names, sources.reference, specs)
     check_charts(page_files, set(specs))
     files.update({Path(relative): content for relative, content in page_files.items()})
     files.update(static_files(sources))
