@@ -29,7 +29,10 @@ def sample(role: str, dash: str = "solid", width: float = 2, kind: str = "line")
     if kind == "bar":
         body = '<rect x="2" y="3" width="32" height="10" rx="1"/>'
     elif kind == "hollow-bar":  # filled = told apart, outlined = not (the note says so)
-        body = '<rect x="2" y="3" width="15" height="10"/><rect class="open" x="19" y="3" width="15" height="10"/>'
+        body = (
+            '<rect x="2" y="3" width="15" height="10"/>'
+            '<rect class="open" x="19" y="3" width="15" height="10"/>'
+        )
     elif kind in SYMBOLS:
         body = marker_icon(kind)
     else:
@@ -69,7 +72,8 @@ def key(spec: dict) -> str:
             f'<li><button type="button" class="chart-key-item" data-trace="{index}" '
             f'aria-pressed="{pressed}">{picture}{html.escape(trace["name"])}</button></li>'
         )
-    return f'<ul class="chart-key" aria-label="Key: press to show or hide a series">{"".join(items)}</ul>'
+    label = "Key: press to show or hide a series"
+    return f'<ul class="chart-key" aria-label="{label}">{"".join(items)}</ul>'
 
 
 def markers_note(spec: dict) -> str:
@@ -85,9 +89,7 @@ def markers_note(spec: dict) -> str:
     if len(used) < 2:
         return ""
     order = [s for s in SYMBOLS if s in used]
-    parts = "".join(
-        f'<span>{sample("ref", kind=s)}{SYMBOLS[s]}</span>' for s in order
-    )
+    parts = "".join(f"<span>{sample('ref', kind=s)}{SYMBOLS[s]}</span>" for s in order)
     return f'<p class="chart-symbols">{parts}</p>'
 
 
@@ -97,13 +99,13 @@ def steer_controls(name: str, spec: dict, b_on: list, w_on: list, views: bool) -
     if views and steer["views"]:
         radios = "".join(
             f'<label><input type="radio" name="view-{name}" value="{v["value"]}"'
-            f'{" checked" if v["value"] == name else ""}> {html.escape(v["label"])}</label>'
+            f"{' checked' if v['value'] == name else ''}> {html.escape(v['label'])}</label>"
             for v in steer["views"]
         )
         parts.append(group(name, "view", "Show", radios, "chart-views"))
     boxes = "".join(
         f'<label><input type="checkbox" value="{b["value"]}"'
-        f'{" checked" if b["value"] in b_on else ""}>'
+        f"{' checked' if b['value'] in b_on else ''}>"
         f"{sample(b['role'], width=4 if b['value'] == 'none' else 2)}"
         f"{b_words(b['value'])}</label>"
         for b in steer["b"]
@@ -111,7 +113,7 @@ def steer_controls(name: str, spec: dict, b_on: list, w_on: list, views: bool) -
     parts.append(group(name, "b", "B", boxes))
     boxes = "".join(
         f'<label><input type="checkbox" value="{w["value"]}"'
-        f'{" checked" if w["value"] in w_on else ""}>'
+        f"{' checked' if w['value'] in w_on else ''}>"
         f"{sample('ref', w['dash'])}{w['value']} ms</label>"
         for w in steer["w"]
     )

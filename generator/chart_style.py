@@ -2,13 +2,13 @@
 
 A trace names a colour *role* (`none`, `queue`, `cap1` … for the settings; `p50` and `p99`,
 two greys, for the bars of a percentile, so no colour of a B means something else; `s1` …
-for other series; `ref` for reference lines). Each role has a colour for Material's light palette and
-one for its dark palette, chosen from the Okabe-Ito set (safe for colour-blind readers) and
-darkened or lightened until each stands out from its background (contrast ≥ 3, the WCAG level
-for graphics; tests/test_charts.py checks it). The chart specs carry the light colours (a spec
-is valid Plotly by itself); the site reads both from the CSS variables this module writes
-(`chart_css()`, built into assets/css/chart-colours.css), so the stand-in SVGs and the drawn
-charts follow the reader's palette. Run through `python -m generator build`.
+for other series; `ref` for reference lines). Each role has a colour for Material's light
+palette and one for its dark palette, chosen from the Okabe-Ito set (safe for colour-blind
+readers) and darkened or lightened until each stands out from its background (contrast ≥ 3,
+the WCAG level for graphics; tests/test_charts.py checks it). The chart specs carry the
+light colours (a spec is valid Plotly by itself); the site reads both from the CSS variables
+this module writes (`chart_css()`, built into assets/css/chart-colours.css), so the stand-in
+SVGs and the drawn charts follow the reader's palette. Run through `python -m generator build`.
 """
 
 from lab.rawformat.names import NONE

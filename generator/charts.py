@@ -653,8 +653,7 @@ def part_c_breakdown(results: dict) -> dict:
     ]
     parts = breakdown_parts(breakdown)
     sums = [
-        sum(breakdown[key].get(f"{part}_us") or 0 for part, _, _ in parts) or 1
-        for key, _ in routes
+        sum(breakdown[key].get(f"{part}_us") or 0 for part, _, _ in parts) or 1 for key, _ in routes
     ]
     traces = []
     for part, words, role in parts:
@@ -666,10 +665,13 @@ def part_c_breakdown(results: dict) -> dict:
                 words,
                 role,
                 labels,
-                [None if v is None else 100 * v / total for v, total in zip(values, sums)],
                 [
-                    f"{name.replace('<br>', ', ')}: {words} {show(v, 'µs')} (median) of a round trip of "
-                    f"{show(breakdown[key]['round_trip_us'], 'µs')}"
+                    None if v is None else 100 * v / total
+                    for v, total in zip(values, sums, strict=True)
+                ],
+                [
+                    f"{name.replace('<br>', ', ')}: {words} {show(v, 'µs')} (median) of a "
+                    f"round trip of {show(breakdown[key]['round_trip_us'], 'µs')}"
                     for name, v, (key, _) in zip(labels, values, routes, strict=True)
                 ],
             )

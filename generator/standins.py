@@ -100,7 +100,11 @@ def axes_parts(x: Axis, y: Axis, box: tuple, layout: dict, height: float) -> lis
     for axis, vertical in ((x, True), (y, False)):
         if axis.spec.get("zeroline") and axis.low < 0 < axis.high:
             p = axis.pixel(0)
-            d = f"M{num(p)} {num(top)}V{num(bottom)}" if vertical else f"M{num(left)} {num(p)}H{num(right)}"
+            d = (
+                f"M{num(p)} {num(top)}V{num(bottom)}"
+                if vertical
+                else f"M{num(left)} {num(p)}H{num(right)}"
+            )
             parts.append(f'<path class="zero" d="{d}"/>')
     parts.append(f'<path class="axis" d="M{num(left)} {num(bottom)}H{num(right)}"/>')
     labels = "".join(text(p, bottom + FONT_SIZE + 4, label) for p, label in x.ticks())
@@ -113,7 +117,12 @@ def axes_parts(x: Axis, y: Axis, box: tuple, layout: dict, height: float) -> lis
     if y.spec["title"]["text"]:
         middle = (top + bottom) / 2
         titles.append(
-            text(0, 0, y.spec["title"]["text"], extra=f' transform="translate(13 {num(middle)}) rotate(-90)"')
+            text(
+                0,
+                0,
+                y.spec["title"]["text"],
+                extra=f' transform="translate(13 {num(middle)}) rotate(-90)"',
+            )
         )
     parts.append(f'<g class="titles" text-anchor="middle">{"".join(titles)}</g>')
     return parts
@@ -122,7 +131,8 @@ def axes_parts(x: Axis, y: Axis, box: tuple, layout: dict, height: float) -> lis
 def symbol_path(symbol: str, x: float, y: float, size: float) -> str:
     r = size / 2
     if symbol in ("x-open", "x-thin-open"):
-        return f"M{num(x - r)} {num(y - r)}l{num(size)} {num(size)}m0 {num(-size)}l{num(-size)} {num(size)}"
+        step, back = num(size), num(-size)
+        return f"M{num(x - r)} {num(y - r)}l{step} {step}m0 {back}l{back} {step}"
     if symbol == "triangle-up-open":
         return f"M{num(x)} {num(y - r)}L{num(x + r)} {num(y + r)}H{num(x - r)}Z"
     return ""
@@ -144,7 +154,9 @@ def scatter(trace: dict, x: Axis, y: Axis) -> str:
             pen = "L"
         dash = dasharray(line.get("dash", "solid"), width)
         dash_attr = f' stroke-dasharray="{dash}"' if dash else ""
-        parts.append(f'<path class="line" d="{"".join(path)}" stroke-width="{num(width)}"{dash_attr}/>')
+        parts.append(
+            f'<path class="line" d="{"".join(path)}" stroke-width="{num(width)}"{dash_attr}/>'
+        )
     if "markers" in mode:
         marker = trace.get("marker", {})
         size = marker.get("size", 6)
@@ -196,9 +208,7 @@ def hbars(traces: list, x: Axis, y: Axis, layout: dict) -> list:
                 f"M{num(min(x0, x1))} {num(top)}h{num(abs(x1 - x0))}v{num(slot * 0.92)}"
                 f"h{num(-abs(x1 - x0))}z"
             )
-        paths = "".join(
-            f'<path class="{kind}" d="{"".join(d)}"/>' for kind, d in rects.items()
-        )
+        paths = "".join(f'<path class="{kind}" d="{"".join(d)}"/>' for kind, d in rects.items())
         role = trace.get("meta", {}).get("role", "ref")
         out.append(f'<g class="k-{role} bars">{paths}</g>')
     return out
@@ -214,11 +224,7 @@ def render(spec: dict, variant: str, shown=None) -> str:
     x = Axis(layout["xaxis"], box[0], box[2])
     y = Axis(layout["yaxis"], box[3], box[1])
     parts = axes_parts(x, y, box, layout, height)
-    traces = [
-        t
-        for t in spec["data"]
-        if (shown(t) if shown else t.get("visible", True) is True)
-    ]
+    traces = [t for t in spec["data"] if (shown(t) if shown else t.get("visible", True) is True)]
     parts += hbars(traces, x, y, layout)
     for trace in traces:
         if trace["type"] == "scatter":
