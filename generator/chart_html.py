@@ -171,7 +171,10 @@ def figure(name: str, spec: dict, caption: str, b=None, w=None, views=False) -> 
     else:
         body = box + key(spec)
     links = RESULTS_LINK + (f" · {CELLS_LINK}" if spec["site"].get("cells") else "")
+    # The figure's height before it is first laid out (the CSS skips off-screen figures).
+    guess = heights["wide"] + (110 if steered else 50)
     return (
-        f'<div class="chart-figure" id="chart-{name}">{body}</div>\n\n'
+        f'<div class="chart-figure" id="chart-{name}" '
+        f'style="contain-intrinsic-size: auto {guess}px">{body}</div>\n\n'
         f"{caption} {links}.\n{{: .chart-caption }}\n"
     )

@@ -50,13 +50,13 @@ def text_px(texts) -> float:
     return max((len(line) for line in lines), default=0) * CHAR_PX
 
 
-def margin(y_axis: dict, left_title: bool = True, bottom: int = 46) -> dict:
-    """Room for the y tick labels (and the y title) and the x ticks and title."""
+def margin(x_axis: dict, y_axis: dict, bottom: int = 46) -> dict:
+    """Room for the y tick labels (and the y title), the x ticks and title, and half the
+    last x tick label, which is centred on the plot's right edge."""
     labels = y_axis.get("ticktext") or y_axis.get("categoryarray") or []
-    if y_axis.get("type") == "category":
-        labels = y_axis.get("ticktext") or labels
-    left = text_px(labels) + (30 if left_title and y_axis["title"]["text"] else 16)
-    return {"l": round(left), "r": 14, "t": 12, "b": bottom, "pad": 2}
+    left = text_px(labels) + (30 if y_axis["title"]["text"] else 16)
+    last = (x_axis.get("ticktext") or [""])[-1] if x_axis.get("type") != "category" else ""
+    return {"l": round(left), "r": round(max(14, text_px([last]) / 2 + 4)), "t": 12, "b": bottom}
 
 
 def layout(x_axis: dict, y_axis: dict, **extra) -> dict:
@@ -68,7 +68,7 @@ def layout(x_axis: dict, y_axis: dict, **extra) -> dict:
         "paper_bgcolor": "rgba(0,0,0,0)",
         "plot_bgcolor": "rgba(0,0,0,0)",
         "font": {"size": FONT_SIZE},
-        "margin": margin(y_axis),
+        "margin": margin(x_axis, y_axis),
         **extra,
     }
 
@@ -218,7 +218,6 @@ def rate_chart(results: dict, traces: list, y_axis: dict, **site) -> dict:
         traces,
         layout(rate_axis(design), y_axis),
         dict(LINE_HEIGHT),
-        narrow={"margin": {"r": 10}},
         steer=steer(design, names, VIEWS),
         cells=True,
         point_unit=" × S",

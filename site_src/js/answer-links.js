@@ -76,6 +76,7 @@
     const point = target(root, code);
     if (!point) return;
     const url = new URL(point.page, SITE_ROOT);
+    url.searchParams.set("chart", point.chart);
     for (const name of point.names) url.searchParams.append("point", name + "@" + point.x);
     url.hash = "chart-" + point.chart;
     const line = document.createElement("p");

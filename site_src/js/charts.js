@@ -13,7 +13,7 @@
  *
  * The key under a chart shows or hides a series; a steered chart (the main result) shows the
  * settings whose B and W the reader picked, and switches between p50, p99 and throughput.
- * A link with ?point=NAME@X#chart-CHART (from the explorer's answers) marks that point.
+ * A link with ?chart=CHART&point=NAME@X (from the explorer's answers) marks that point.
  */
 (function () {
   "use strict";
@@ -187,8 +187,14 @@
 
   // ---- the point a link asked for -----------------------------------------------------------
 
-  function askedPoints() {
-    return new URLSearchParams(window.location.search).getAll("point").map((text) => {
+  // The points the page's address asks this chart to mark (?chart=CHART&point=NAME@X). Read
+  // when drawing: after an instant navigation the address changes after the page is swapped
+  // (and Material rewrites its #anchor as the reader scrolls, so the query names the chart).
+  function askedPoints(element) {
+    const figure = element.closest(".chart-figure");
+    const asked = new URLSearchParams(window.location.search);
+    if (!figure || figure.id !== "chart-" + asked.get("chart")) return [];
+    return asked.getAll("point").map((text) => {
       const at = text.lastIndexOf("@");
       return { name: text.slice(0, at), x: Number(text.slice(at + 1)) };
     });
@@ -196,7 +202,7 @@
 
   function pointAnnotations(element, spec, data, colors) {
     const notes = [];
-    for (const point of element.points || []) {
+    for (const point of askedPoints(element)) {
       data.forEach((trace) => {
         if (trace.name !== point.name || !trace.visible) return;
         const index = trace.x.findIndex((x) => Number(x) === point.x);
@@ -222,7 +228,7 @@
 
   // A steered chart shows the settings a link names even when they were not picked.
   function pickPoints(element, spec) {
-    for (const point of element.points || []) {
+    for (const point of askedPoints(element)) {
       const trace = spec.data.find((t) => t.name === point.name);
       if (!trace || !trace.meta || element.dataset.b === undefined) continue;
       const figure = element.closest(".chart-figure");
@@ -325,20 +331,13 @@
     nearObserver = new IntersectionObserver(onNear, { rootMargin: NEAR });
     sizeObserver = new ResizeObserver(onResize);
     charts = [...document.querySelectorAll("div.chart[data-chart]")];
-    const points = askedPoints();
-    const target = window.location.hash.startsWith("#chart-")
-      ? document.getElementById(window.location.hash.slice(1))
-      : null;
     for (const element of charts) {
       const figure = element.closest(".chart-figure") || element;
       figure.addEventListener("click", onKeyClick);
       figure.addEventListener("change", onSteer);
       figure.addEventListener("pointerenter", onInteraction, { once: true });
       figure.addEventListener("focusin", onInteraction, { once: true });
-      if (points.length && target && target.contains(element)) {
-        element.points = points; // the reader followed a link to this point: draw it now
-        interacted = true;
-      }
+      if (askedPoints(element).length) interacted = true; // a link asked for a point: draw it
       nearObserver.observe(element);
     }
     listenForInteraction();
