@@ -10,14 +10,18 @@ with `npm ci --prefix tests/lighthouse` (Lighthouse 12 runs on Node 20; 13 needs
 Records per page the median performance score, first contentful paint, largest contentful
 paint and total blocking time (ms), every run's values, and the machine's 1-minute load
 average around the runs (the machine may be shared), into data/bench/site.json under
-"lighthouse" (or --key; the rest of the file is kept). Targets (issue 19): every chart page
-within 5 points of the Words page's score, LCP ≤ 4 s and TBT ≤ 200 ms.
+"lighthouse" (the rest of the file is kept). With --before OLD_SITE (a site built from an
+earlier commit), that site is measured too, page by page in turn with this one, so both see
+the same moments of a busy machine, and recorded under "lighthouse_before". Targets
+(issue 19): every chart page within 5 points of the Words page's score, LCP ≤ 4 s and
+TBT ≤ 200 ms.
 
     .venv/bin/python tests/bench_lighthouse.py --runs 3
-    .venv/bin/python tests/bench_lighthouse.py --site OLD_SITE --key lighthouse_before
+    .venv/bin/python tests/bench_lighthouse.py --runs 3 --before OLD_SITE --before-commit SHA
 """
 
 import argparse
+import contextlib
 import json
 import os
 import platform
@@ -104,26 +108,45 @@ def chart_pages(site_dir: Path, paths: list) -> list:
     return found
 
 
-def measure(site_dir: Path, port: int, runs: int) -> dict:
-    with site_tools.serve(site_dir, port) as base, tempfile.TemporaryDirectory() as work:
-        urls = site_tools.page_urls(base)
-        paths = ["/" + url[len(base) :] for url in urls]
-        by_page = {path: [] for path in paths}
-        load_before = os.getloadavg()[0]
+def measure(sites: dict, runs: int) -> dict:
+    """{label: result} for {label: site folder}, each page of each site in turn, `runs` times."""
+    with contextlib.ExitStack() as stack, tempfile.TemporaryDirectory() as work:
+        bases = {
+            label: stack.enter_context(site_tools.serve(folder, site_tools.free_port()))
+            for label, folder in sites.items()
+        }
+        paths = [
+            "/" + url[len(base) :]
+            for base in list(bases.values())[:1]
+            for url in site_tools.page_urls(base)
+        ]
+        found = {label: {path: [] for path in paths} for label in sites}
+        loads = []
         began = time.time()
         for _ in range(runs):
-            for url, path in zip(urls, paths, strict=True):
-                by_page[path].append(run_once(url, Path(work) / "report.json"))
-                print(path, by_page[path][-1], f"load {os.getloadavg()[0]:.1f}", flush=True)
-        load_after = os.getloadavg()[0]
+            for path in paths:
+                for label, base in bases.items():
+                    result = run_once(base + path[1:], Path(work) / "report.json")
+                    found[label][path].append(result)
+                    loads.append(os.getloadavg()[0])
+                    print(label, path, result, f"load {loads[-1]:.1f}", flush=True)
+    minutes = round((time.time() - began) / 60, 1)
+    return {label: summary(sites[label], found[label], runs, loads, minutes) for label in sites}
+
+
+def summary(site_dir: Path, by_page: dict, runs: int, loads: list, minutes: float) -> dict:
     pages = {path: {**medians(found), "runs": found} for path, found in by_page.items()}
-    with_charts = chart_pages(site_dir, paths)
+    with_charts = chart_pages(site_dir, list(by_page))
     return {
         "tool": f"lighthouse {lighthouse_version()}, default mobile profile, performance only",
         "chromium": str(site_tools.CHROMIUM),
         "runs_per_page": runs,
-        "minutes": round((time.time() - began) / 60, 1),
-        "load_1min": {"before": round(load_before, 2), "after": round(load_after, 2)},
+        "minutes": minutes,
+        "load_1min": {
+            "min": round(min(loads), 2),
+            "median": round(statistics.median(loads), 2),
+            "max": round(max(loads), 2),
+        },
         "machine": {"cpu_count": os.cpu_count(), "platform": platform.platform()},
         "pages": pages,
         "chart_pages": with_charts,
@@ -136,24 +159,28 @@ def main(argv=None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--runs", type=int, default=3, help="Lighthouse runs per page")
     parser.add_argument("--site", type=Path, help="a built site to measure (default: build)")
-    parser.add_argument("--key", default="lighthouse", help="the key in data/bench/site.json")
+    parser.add_argument("--before", type=Path, help="an earlier build, measured in turn")
+    parser.add_argument("--before-commit", default="", help="the commit --before was built from")
     args = parser.parse_args(argv)
     if not LIGHTHOUSE.exists():
         print("Lighthouse is missing: run `npm ci --prefix tests/lighthouse`", file=sys.stderr)
         return 1
-    port = site_tools.free_port()
-    if args.site:
-        result = measure(args.site, port, args.runs)
-    else:
-        with tempfile.TemporaryDirectory() as folder:
-            site_tools.build_site(Path(folder), f"http://127.0.0.1:{port}/")
-            result = measure(Path(folder), port, args.runs)
+    with tempfile.TemporaryDirectory() as folder:
+        site = args.site
+        if site is None:  # built for its own address; the server's port does not matter here
+            site = Path(folder)
+            site_tools.build_site(site, f"http://127.0.0.1:{site_tools.free_port()}/")
+        sites = {"lighthouse": site, **({"lighthouse_before": args.before} if args.before else {})}
+        results = measure(sites, args.runs)
+    if args.before:
+        results["lighthouse_before"]["built_from_commit"] = args.before_commit
     bench = json.loads(OUT.read_text()) if OUT.exists() else {}
-    bench[args.key] = result
+    bench.update(results)
     OUT.parent.mkdir(parents=True, exist_ok=True)
     OUT.write_text(json.dumps(bench, indent=2) + "\n")
-    summary = {p: {k: v for k, v in r.items() if k != "runs"} for p, r in result["pages"].items()}
-    print(json.dumps({"pages": summary, "met": result["met"]}, indent=2))
+    for label, result in results.items():
+        pages = {p: {k: v for k, v in r.items() if k != "runs"} for p, r in result["pages"].items()}
+        print(label, json.dumps({"pages": pages, "met": result["met"]}, indent=2))
     return 0
 
 
