@@ -164,11 +164,14 @@ def reference_lookup(path: Path | None):
     return ref
 
 
-def chart_lookup(specs: dict):
+def chart_lookup(specs: dict | None):
     """chart_figure(name, caption, b=…, w=…, views=…): a chart's HTML (generator/chart_html.py),
-    or a PageError naming a chart this campaign has no spec for."""
+    or a PageError naming a chart this campaign has no spec for. Pages rendered without specs
+    (specs=None) get the bare chart box; the build checks it against the specs it writes."""
 
     def chart_figure(name: str, caption: str, b=None, w=None, views=False) -> str:
+        if specs is None:
+            return f'<div class="chart" data-chart="{name}"></div>\n\n{caption}\n'
         if name not in specs:
             raise PageError(f"chart '{name}' has no spec (the generator did not write it)")
         return chart_html.figure(name, specs[name], caption, b=b, w=w, views=views)
@@ -196,7 +199,7 @@ def context(
         "names": names,
         "setting_name": setting_name,
         "ref": reference_lookup(reference),
-        "chart_figure": chart_lookup(specs or {}),
+        "chart_figure": chart_lookup(specs),
     }
 
 
