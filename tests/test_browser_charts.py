@@ -5,7 +5,8 @@ chromium. Checks: every page at 1280×800 and 390×844, in both palettes, has no
 wider than the text column outside a scroll container, a table that scrolls says so and keeps
 its first column, and no chart (its stand-in, then the drawn chart) whose titles and tick labels
 overlap, leave the chart or are turned; charts wait for the reader before plotly.js loads,
-are drawn when they come near, and plotly.js stays loaded across instant navigation; the main
+are drawn when they come near, and plotly.js stays loaded across instant navigation; a drawn
+chart follows its box when the window is resized (a phone's layout below 480px); the main
 result shows the settings picked by B and W and switches metric; a key entry hides its series;
 an explorer answer links to its point; every chart spec is valid for Plotly's own validator.
 """
@@ -35,7 +36,8 @@ pytestmark = [pytest.mark.browser, pytest.mark.timeout(600)]
 VIEWPORTS = {"desktop": {"width": 1280, "height": 800}, "phone": PHONE}
 PLOTLY = "plotly-basic.min.js"
 
-# Problems on the page as a reader sees it now, as sentences (an empty list: none).
+# Problems on the page as a reader sees it now, as sentences (an empty list: none). A table is
+# judged for its scroll cue once tables.js has looked at it (when it came near the viewport).
 LAYOUT_PROBLEMS = """() => {
   const problems = [];
   const column = document.querySelector('.md-content__inner').getBoundingClientRect();
@@ -60,8 +62,9 @@ LAYOUT_PROBLEMS = """() => {
     if (rect.right > window.innerWidth + 1 || rect.left < -1) {
       problems.push(name(el) + ': its scroll box sticks out of the screen');
     }
-    if (el.tagName === 'TABLE' && holder.scrollWidth > holder.clientWidth + 1) {
-      const cue = holder.previousElementSibling;
+    const looked = el.tagName === 'TABLE' && 'measured' in el.dataset;
+    if (looked && holder.scrollWidth > holder.clientWidth + 1) {
+      const cue = (holder.closest('.md-typeset__scrollwrap') || holder).previousElementSibling;
       const cueShown = cue && cue.classList.contains('table-cue') && cue.offsetHeight > 0;
       if (!cueShown && !holder.classList.contains('heatmap-scroll')) {
         problems.push(name(el) + ' scrolls sideways without saying so');
@@ -120,6 +123,18 @@ LAYOUT_PROBLEMS = """() => {
 }"""
 
 
+def read_through(page) -> None:
+    """Scroll down the whole page a screen at a time, as a reader does, then back to the top
+    (the page's height is read again at each step: boxes laid out late may change it)."""
+    step, top = page.viewport_size["height"], 0
+    while top < page.evaluate("document.documentElement.scrollHeight"):
+        page.evaluate(f"window.scrollTo(0, {top})")
+        page.wait_for_timeout(50)
+        top += step
+    page.evaluate("window.scrollTo(0, 0)")
+    page.wait_for_timeout(200)
+
+
 def new_context(browser, viewport: str, scheme: str = "light"):
     phone = viewport == "phone"
     context = browser.new_context(
@@ -157,9 +172,15 @@ def test_tables_fit_and_chart_text_never_overlaps(site, browser, viewport, schem
             page = watch.page
             palette = page.get_attribute("body", "data-md-color-scheme")
             assert palette == ("slate" if scheme == "dark" else "default"), url
-            page.wait_for_timeout(200)  # tables.js marks the wide tables after the first frame
+            page.wait_for_timeout(200)  # tables.js looks at the tables near the first screen
             standins = page.evaluate(LAYOUT_PROBLEMS)
+            read_through(page)
             wait_for_charts(page)
+            unlooked = page.evaluate(
+                "[...document.querySelectorAll('.md-content table')]"
+                ".filter(t => t.checkVisibility() && !('measured' in t.dataset)).length"
+            )
+            assert unlooked == 0, (url, "tables.js did not look at every table")
             drawn = page.evaluate(LAYOUT_PROBLEMS)
             problems += [f"{url}: {p}" for p in standins + drawn]
             assert not watch.errors, (url, watch.errors)
@@ -207,6 +228,28 @@ def test_charts_wait_for_the_reader_and_plotly_stays_loaded(site, browser):
         assert page.evaluate("window.__sameDocument === true"), "the page was reloaded"
         assert len([u for u in requests if PLOTLY in u]) == 1
         assert not watch.errors, watch.errors
+    finally:
+        context.close()
+
+
+def test_a_drawn_chart_follows_its_box_when_the_window_is_resized(site, browser):
+    site_dir, base = site
+    spec = json.loads((site_dir / "assets" / "charts" / "part_a_time_vs_size.json").read_text())
+    narrow_ticks = spec["site"]["narrow"]["xaxis"]["tickvals"]
+    context = new_context(browser, "desktop")
+    try:
+        page = open_page(context, base, base + "part-a/").page
+        wait_for_charts(page)
+        chart = "document.querySelector('#chart-part_a_time_vs_size div.chart')"
+        assert page.evaluate(f"{chart}.layout.xaxis.tickvals.length") > len(narrow_ticks)
+        page.set_viewport_size(PHONE)
+        page.wait_for_function(f"{chart}.dataset.narrow === '1'")
+        assert page.evaluate(f"{chart}.layout.xaxis.tickvals") == narrow_ticks
+        widths = page.evaluate(
+            f"[{chart}.querySelector('svg.main-svg').getBoundingClientRect().width, "
+            f"{chart}.clientWidth]"
+        )
+        assert abs(widths[0] - widths[1]) <= 1, widths
     finally:
         context.close()
 

@@ -1,6 +1,6 @@
 /*
  * Links each explorer answer to the point it describes on a chart. Runs in the browser on
- * every page (MkDocs extra_javascript, deferred) and acts only where an explorer box is.
+ * every page (MkDocs extra_javascript) and acts only where an explorer box is.
  *
  * When the box has printed an answer (its output's data-state becomes "done"), the call in
  * the text box is read: lookup(results, b=…, w=…, rate=…) and compare(…) point at settings on

@@ -1,13 +1,13 @@
 /*
  * Wide tables say that they scroll. Runs in the browser on every page (MkDocs
- * extra_javascript, deferred); mounts through Material's document$, so instant navigation works.
+ * extra_javascript); mounts through Material's document$, so instant navigation works.
  *
  * A table wider than the text column scrolls sideways inside its own box (Material's
  * .md-typeset__scrollwrap, or the table itself). When it does, its box gets `data-scrolls`
  * (the CSS keeps the first column in place and shades the edge where more columns wait) and a
- * line above the table says "Scroll sideways for more columns". A column of sentences is kept
- * wide enough to read (a phone would squeeze it to a word per line). Checked again whenever
- * a table's size changes.
+ * line above the table (in its margin: nothing moves) says "Scroll sideways for more columns".
+ * A column of sentences is kept wide enough to read (a phone would squeeze it to a word per
+ * line). Checked when the table comes near the viewport, and whenever its size changes.
  */
 (function () {
   "use strict";
@@ -28,6 +28,8 @@
   // A column whose cells are sentences keeps a reading width (the table scrolls instead), and
   // a first column of short labels (setting names) stays on one line.
   function keepSentencesReadable(table) {
+    if ("measured" in table.dataset) return;
+    table.dataset.measured = "";
     const firsts = [...table.querySelectorAll("tbody tr > :first-child")];
     if (firsts.every((cell) => cell.textContent.trim().length <= LABEL)) {
       table.dataset.labels = ""; // a data attribute: a class would lose Material's table style
@@ -46,12 +48,9 @@
   function mark(table) {
     const box = scroller(table);
     if (!box) return;
-    if (!table.dataset.measured) {
-      table.dataset.measured = "";
-      keepSentencesReadable(table);
-    }
     const scrolls = box.scrollWidth > box.clientWidth + 1;
-    const cue = box.previousElementSibling;
+    const outside = box.closest(".md-typeset__scrollwrap") || box; // the cue goes above it
+    const cue = outside.previousElementSibling;
     const hasCue = cue && cue.classList.contains("table-cue");
     if (scrolls) {
       box.dataset.scrolls = "";
@@ -59,7 +58,7 @@
         const line = document.createElement("p");
         line.className = "table-cue";
         line.textContent = CUE;
-        box.before(line);
+        outside.before(line);
       }
     } else {
       delete box.dataset.scrolls;
@@ -67,7 +66,9 @@
     }
   }
 
-  // Checked again whenever a table's size changes (fonts, the window, Material's wrapping).
+  // Checked when a table comes near the viewport (in a layout the browser has already done,
+  // so nothing is forced on a long page's load), then whenever its size changes (fonts, the
+  // window, Material's wrapping).
   const resized = new ResizeObserver((entries) => {
     for (const entry of entries) {
       const table = entry.target.closest("table") || entry.target.querySelector("table");
@@ -75,18 +76,31 @@
     }
   });
 
-  function markAll() {
+  const near = new IntersectionObserver(
+    (entries) => {
+      for (const entry of entries) {
+        if (!entry.isIntersecting) continue;
+        near.unobserve(entry.target);
+        const table = entry.target.querySelector("table") || entry.target;
+        keepSentencesReadable(table);
+        resized.observe(table);
+        const box = scroller(table);
+        if (box && box !== table) resized.observe(box);
+      }
+    },
+    { rootMargin: "100% 0px 100% 0px" }
+  );
+
+  function mount() {
     resized.disconnect();
-    document.querySelectorAll(".md-typeset table").forEach((table) => {
-      mark(table);
-      resized.observe(table);
-      const box = scroller(table);
-      if (box && box !== table) resized.observe(box);
-    });
+    near.disconnect();
+    // The table's outer box is watched: the table itself sits in a box the browser may skip
+    // (content-visibility in site.css), and Chromium may never report it as coming near.
+    document
+      .querySelectorAll(".md-typeset table")
+      .forEach((table) => near.observe(table.closest(".md-typeset__scrollwrap") || table));
   }
 
-  // After Material has wrapped the tables (its own document$ subscriber runs first).
-  const mount = () => window.requestAnimationFrame(markAll);
   if (window.document$) window.document$.subscribe(mount);
   else document.addEventListener("DOMContentLoaded", mount);
 })();
