@@ -5,7 +5,7 @@ VENV := .venv
 PY := $(VENV)/bin/python
 UV := $(shell command -v uv 2>/dev/null || echo $(VENV)-uv/bin/uv)
 
-.PHONY: help setup data vendor browser test check format serve build report clean
+.PHONY: help setup data vendor browser shellcheck perf test check format serve build report clean
 
 help:  ## list the targets
 	@grep -E '^[a-z-]+:.*## ' $(MAKEFILE_LIST) | sed 's/:.*## /\t/'
@@ -35,12 +35,34 @@ browser:  ## Debian's chromium for the browser tests (apt-get, as root, when mis
 	    apt-get install -y -q --no-install-recommends chromium; \
 	fi
 
-test: setup data vendor browser  ## run every test
+shellcheck:  ## shellcheck for the AWS steps' tests (apt-get, as root, when missing)
+	@if ! command -v shellcheck >/dev/null; then \
+	  if [ "$$(id -u)" != 0 ]; then \
+	    echo "shellcheck: it is missing; as root run: apt-get install shellcheck"; \
+	    exit 1; \
+	  fi; \
+	  apt-get update -q && DEBIAN_FRONTEND=noninteractive \
+	    apt-get install -y -q --no-install-recommends shellcheck; \
+	fi
+
+perf:  ## Linux perf for the scheduler-trace test (apt-get, as root, when missing)
+	@if ! command -v perf >/dev/null; then \
+	  if [ "$$(id -u)" != 0 ]; then \
+	    echo "perf: it is missing; as root run: apt-get install linux-perf"; \
+	    exit 1; \
+	  fi; \
+	  apt-get update -q && DEBIAN_FRONTEND=noninteractive \
+	    apt-get install -y -q --no-install-recommends linux-perf; \
+	fi
+
+test: setup data vendor browser shellcheck perf check  ## run every test (after `make check`)
 	$(PY) -m pytest
 
-check: setup  ## lint and format check (ruff)
+check: setup  ## lint, format check (ruff), the import rules (import-linter) and the secret scan
 	$(PY) -m ruff check .
 	$(PY) -m ruff format --check .
+	$(VENV)/bin/lint-imports
+	$(PY) tests/secret_scan.py
 
 format: setup  ## apply ruff's fixes and formatting
 	$(PY) -m ruff check --fix .

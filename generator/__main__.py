@@ -67,7 +67,7 @@ def build(args) -> int:
         f"built campaign {summary['campaign']} ({summary['chosen']}) in {took:.1f} s: "
         f"results.json {summary['results_bytes']:,} bytes, {len(summary['charts'])} charts, "
         f"{summary['missing']} missing runs; {len(summary['written'])} files written, "
-        f"{summary['unchanged']} unchanged"
+        f"{summary['unchanged']} unchanged; the simulator's check {summary['simulation']}"
     )
     if summary["results_bytes"] > RESULTS_BUDGET:
         print(f"warning: results.json is over its {RESULTS_BUDGET:,}-byte budget (issue 5)")

@@ -1,25 +1,44 @@
-"""Build everything the site shows from one campaign: results.json, chart specs, pages and
-the site's static files.
+"""Build everything the site shows from one campaign: results.json, chart specs, pictures
+(docs/assets/pictures/*.svg, generator/drawings.py), pages and the site's static files, and
+the simulator checked against the campaign (generator/simulation.py: results.json's
+`simulation`, its per-cell table in assets/data/simulation.json; its runs cached in
+.cache/generator/ or LESSON_CACHE).
 
 `build_site(raw_dir, campaign, out_dir, sources)` is the Python API (the MkDocs hook calls
 it with `site_sources(site_src)`); `python -m generator build` is the command. The campaign
 is judged by its own rules and guesses and named by its own names (its description). Every
 chart a page names must have a spec, or the build fails naming the page. Files are written
-only when their content changed, so `mkdocs serve` does not rebuild for nothing; chart specs
-and pages a previous build wrote and this one does not are removed (those folders are ours).
+only when their content changed, so `mkdocs serve` does not rebuild for nothing; chart
+specs, pictures and pages a previous build wrote and this one does not are removed (those
+folders are ours).
 """
 
 import re
 from dataclasses import dataclass
 from pathlib import Path
 
-from generator import cells_csv, chart_style, charts, load, pages, results
+from generator import (
+    cells_csv,
+    chart_style,
+    charts,
+    charts_simulation,
+    drawings,
+    load,
+    pages,
+    results,
+    simulation,
+    simulation_cache,
+    svg,
+)
 
 ROOT = Path(__file__).resolve().parent.parent
 RESULTS_PATH = Path("assets/data/results.json")
+SIMULATION_PATH = RESULTS_PATH.parent / simulation.TABLE
 CELLS_PATH = Path("assets/data/part_b_cells.csv")
 CHART_CSS_PATH = Path("assets/css/chart-colours.css")
 CHARTS_DIR = Path("assets/charts")
+PICTURES_DIR = Path("assets/pictures")
+PICTURES_CSS = Path("assets/css/pictures.css")  # the pictures' colours, for inline SVGs
 CHART_MARK = re.compile(r'<div class="chart" data-chart="([^"]+)"')
 STATIC_SUFFIXES = {".js", ".mjs", ".css", ".py"}
 
@@ -27,11 +46,13 @@ STATIC_SUFFIXES = {".js", ".mjs", ".css", ".py"}
 @dataclass(frozen=True)
 class Sources:
     """What a build renders from: the page templates, static folders copied as they are
-    ((source folder, folder under the output), …) and the reference box `ref()` quotes."""
+    ((source folder, folder under the output), …), the reference box `ref()` quotes and the
+    what-ifs the simulator answers for the pages (generator/whatif.py)."""
 
     pages: Path
     static: tuple = ()
     reference: Path | None = None
+    whatifs: Path | None = None
 
 
 def site_sources(site_src: Path) -> Sources:
@@ -45,6 +66,7 @@ def site_sources(site_src: Path) -> Sources:
             (site_src / "explorer", Path("assets/explorer")),
         ),
         reference=site_src / "reference_box.json",
+        whatifs=site_src / "whatifs.json",
     )
 
 
@@ -86,17 +108,24 @@ def check_charts(page_files: dict, chart_names: set) -> None:
 
 def outputs(result: dict, sources: Sources, names: dict) -> dict[Path, bytes]:
     """{path under out_dir: content} of everything one build writes."""
+    published, table = simulation.split(result.get("simulation") or {})
+    shown = dict(result, simulation=published) if "simulation" in result else result
     files = {
-        RESULTS_PATH: results.to_json(result).encode(),
+        RESULTS_PATH: results.to_json(shown).encode(),
         CELLS_PATH: cells_csv.cells_csv(result).encode(),
         CHART_CSS_PATH: chart_style.chart_css().encode(),
     }
-    specs = {
-        name: results.rounded(spec)
-        for name, spec in charts.all_charts(result, names["quiet_rate"], names["busy_rate"]).items()
-    }
+    if table is not None:
+        files[SIMULATION_PATH] = results.to_json(table).encode()
+    specs = charts.all_charts(result, names["quiet_rate"], names["busy_rate"])
+    specs.update(charts_simulation.all_simulation_charts(result))
+    specs = {name: results.rounded(spec) for name, spec in specs.items()}
     for name, spec in specs.items():
         files[CHARTS_DIR / f"{name}.json"] = results.to_json(spec).encode()
+    for name, drawn in drawings.all_pictures(result, standalone=True).items():
+        files[PICTURES_DIR / f"{name}.svg"] = drawn.encode()
+    if sources.static:  # the site (not the fixture's pages alone) styles its inline pictures
+        files[PICTURES_CSS] = svg.STANDALONE_STYLE.lstrip().encode()
     page_files = pages.page_outputs(result, sources.pages, names, sources.reference, specs)
     check_charts(page_files, set(specs))
     files.update({Path(relative): content for relative, content in page_files.items()})
@@ -105,8 +134,14 @@ def outputs(result: dict, sources: Sources, names: dict) -> dict[Path, bytes]:
 
 
 def remove_stale(out_dir: Path, keep: set) -> list[Path]:
-    """Chart specs and pages a previous build wrote that this one does not."""
-    found = sorted((out_dir / CHARTS_DIR).glob("*.json")) + sorted(out_dir.rglob("*.md"))
+    """Chart specs, pictures, pages and the simulation table a previous build wrote that this
+    one does not."""
+    found = (
+        sorted((out_dir / RESULTS_PATH.parent).glob(simulation.TABLE))
+        + sorted((out_dir / CHARTS_DIR).glob("*.json"))
+        + sorted((out_dir / PICTURES_DIR).glob("*.svg"))
+        + sorted(out_dir.rglob("*.md"))
+    )
     stale = [path for path in found if path not in keep]
     for path in stale:
         path.unlink()
@@ -118,14 +153,20 @@ def build_site(
     campaign: str | None = None,
     out_dir=ROOT / "docs",
     sources: Sources = SITE,
+    cache_dir: Path | None = None,
 ) -> dict:
     """Build results.json, charts, pages and static files; returns what was written.
+    The simulator's runs are cached in `cache_dir` (default: simulation_cache.folder()).
 
     Raises load.DataError (bad raw data) or pages.PageError (bad template), one line each.
     """
     out_dir = Path(out_dir)
     chosen = load.choose_campaign(Path(raw_dir), campaign)
     result = results.build_results(chosen)
+    checked = simulation.section(
+        result, sources.whatifs, cache_dir=cache_dir or simulation_cache.folder()
+    )
+    result["simulation"] = results.rounded(checked)
     files = outputs(result, sources, chosen.description.names)
     written = [
         str(path)
@@ -139,6 +180,9 @@ def build_site(
         "written": written,
         "unchanged": len(files) - len(written),
         "results_bytes": len(files[RESULTS_PATH]),
+        "simulation": "skipped"
+        if "skipped" in checked
+        else ("cached" if checked["cached"] else "simulated"),
         "charts": sorted(p.stem for p in files if p.parent == CHARTS_DIR),
         "missing": len(result["missing"]),
     }

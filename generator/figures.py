@@ -82,6 +82,17 @@ def part_a_figures(results: dict) -> list:
     def size(key, what):
         return get(sizes, key, what)
 
+    for key in ("2", "4"):
+        if key in sizes and "1" in sizes:
+            rows.append(
+                (
+                    f"part_a_runs_{key}_rows_below_1",
+                    "runs",
+                    f"runs whose median call of {rows_text(key)} was shorter than of 1 row",
+                    lambda r, k=key: runs_below(size(k, "per_call_us_runs"),
+                                                size("1", "per_call_us_runs")),
+                )
+            )  # fmt: skip
     rows += [
         (
             "part_a_call_ratio_1024_vs_1",
@@ -103,6 +114,11 @@ def part_a_figures(results: dict) -> list:
         ),
     ]
     return rows
+
+
+def runs_below(values: list, baseline: list) -> int:
+    """Runs (same order) in which the value was below the baseline's."""
+    return sum(v < b for v, b in zip(values, baseline, strict=True))
 
 
 def fixed_figures(quiet: str) -> list:

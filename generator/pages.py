@@ -4,9 +4,9 @@ Jinja2 with StrictUndefined: a template naming a value the results do not have f
 build with the template's path, line and the missing name. Other files under the pages
 folder are copied as they are, except other `.j2` files (macros and includes the
 templates import), which are not pages. The filters (ms, us, pct, times, num, rate, yesno,
-from_json, slug) and the context (results, fig, cell, names, setting_name, ref) are
-documented in generator/SCHEMA.md. `ref("a.b")` quotes a fact of the original lesson's box
-(site_src/reference_box.json); an unknown one fails the build naming it.
+from_json, slug) and the context (results, fig, cell, names, setting_name, ref, pictures,
+code_region) are documented in generator/SCHEMA.md. `ref("a.b")` quotes a fact of the original
+lesson's box (site_src/reference_box.json); an unknown one fails the build naming it.
 Run through `python -m generator build`.
 """
 
@@ -16,7 +16,7 @@ from pathlib import Path
 
 import jinja2
 
-from generator import chart_html
+from generator import chart_html, sources
 from lab.rawformat.names import setting_name, slug
 
 TEMPLATE_SUFFIX = ".md.j2"
@@ -142,11 +142,12 @@ def environment(pages_dir: Path) -> jinja2.Environment:
 
 
 def reference_lookup(path: Path | None):
-    """ref("a.b"): a fact of the reference box by dotted path, quoted; a PageError naming an
-    unknown path or a path that is not a single value."""
+    """ref("a.b"): a fact of the reference box by dotted path, quoted (ref("a.b", true): as
+    a number, to compare with a figure); a PageError naming an unknown path or a path that
+    is not a single value."""
     facts = None
 
-    def ref(dotted: str) -> str:
+    def ref(dotted: str, as_number: bool = False) -> str | float:
         nonlocal facts
         if path is None:
             raise PageError(f"ref({dotted!r}): this build has no reference box")
@@ -159,6 +160,11 @@ def reference_lookup(path: Path | None):
             value = value[part]
         if isinstance(value, dict | list):
             raise PageError(f"{Path(path).name} '{dotted}' is not a single value")
+        if as_number:  # to compare with this lab's figures: "2.50" is the number 2.5
+            try:
+                return float(value)
+            except ValueError as error:
+                raise PageError(f"{Path(path).name} '{dotted}' is not a number") from error
         return quoted(value)
 
     return ref
@@ -183,7 +189,9 @@ def context(
     results: dict, names: dict, reference: Path | None = None, specs: dict | None = None
 ) -> dict:
     """What every template sees: the results, the figures' values, a cell lookup, the
-    campaign's names (quiet_rate, busy_rate, stages), setting_name, ref and chart_figure."""
+    campaign's names (quiet_rate, busy_rate, stages), setting_name, ref, chart_figure, the
+    pictures ({name: inline <svg>}, generator/drawings.py) and code_region(NAME), a marked
+    region of the lab's code (generator/sources.py)."""
     figures = {name: entry["value"] for name, entry in results.get("figures", {}).items()}
 
     def cell(setting: str, rate_key: str) -> dict:
@@ -191,6 +199,14 @@ def context(
             return results["part_b"]["settings"][setting]["rates"][rate_key]
         except KeyError as error:
             raise jinja2.UndefinedError(f"no Part B cell {setting!r} at {rate_key!r}") from error
+
+    from generator.drawings import all_pictures  # the drawings use this module's filters
+
+    def code_region(name: str) -> dict:
+        try:
+            return sources.region(name)
+        except sources.SourceError as error:
+            raise PageError(str(error)) from error
 
     return {
         "results": results,
@@ -200,6 +216,8 @@ def context(
         "setting_name": setting_name,
         "ref": reference_lookup(reference),
         "chart_figure": chart_lookup(specs),
+        "pictures": all_pictures(results),
+        "code_region": code_region,
     }
 
 

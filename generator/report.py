@@ -3,6 +3,8 @@
 A SEPARATE code path on purpose: it reads the run files itself (the lab's codec decodes them), has
 its own percentile (integer nearest-rank), its own medians (statistics.median) and its own
 figure formulas (report_figures.py), and never imports generator.stats, results or figures.
+The simulator's published check (results.json `simulation` and assets/data/simulation.json)
+is recomputed by report_simulation.py.
 It shares names, never formulas: setting names and rate keys (lab/rawformat/names.py), and
 the campaign's own rules, guesses and names (generator/description.py).
 Counts and yes/no values must match exactly; floats within RELATIVE_TOLERANCE (results.json
@@ -18,7 +20,7 @@ from pathlib import Path
 
 import numpy as np
 
-from generator import report_figures
+from generator import report_figures, report_pictures, report_simulation
 from generator.description import read_description
 from generator.report_explorer import check_explorer
 from lab.rawformat import codec
@@ -26,7 +28,16 @@ from lab.rawformat.names import rate_key, record_name
 
 RELATIVE_TOLERANCE = 1e-4
 # published per cell only, not per round (see SCHEMA.md)
-CELL_ONLY = ("arrival_rate", "offered_rate", "p90_ms", "max_ms", "send_lag_us_p99", "batches")
+CELL_ONLY = (
+    "arrival_rate",
+    "offered_rate",
+    "p90_ms",
+    "max_ms",
+    "send_lag_us_p99",
+    "batches",
+    "full_batch_share",
+    "first_wait_unfilled_us_p50",
+)
 
 
 class Disagreement(Exception):
@@ -86,7 +97,20 @@ def part_b_metrics(meta: dict, columns: dict, keep_share: float) -> dict:
         if first:
             out["first_wait_us_p50"] = rank_percentile(first, 50)
             out["first_wait_us_p99"] = rank_percentile(first, 99)
+            out.update(timer_waits(first, columns["batches_size"].tolist(), meta["setting"]))
     return out
+
+
+def timer_waits(first_waits: list, sizes: list, setting: dict) -> dict:
+    """Share of batches that filled to the cap, and the p50 first wait of the others."""
+    cap = int(setting.get("max_batch") or 0)
+    if not cap:
+        return {}
+    short = [wait for wait, size in zip(first_waits, sizes, strict=True) if size != cap]
+    found = {"full_batch_share": (len(sizes) - len(short)) / len(sizes)}
+    if short:
+        found["first_wait_unfilled_us_p50"] = rank_percentile(short, 50)
+    return found
 
 
 def bucket_label(size: int) -> str:
@@ -245,22 +269,22 @@ def check_quiet(data, results, check, say):
 def check_part_a(data, results, check, say):
     runs = sorted(of_kind(data, "part_a"), key=lambda run: run[1]["run_index"])
     if not runs:
-        return {}
-    per_call = {}
+        return {}, {}
+    per_call, per_run = {}, {}
     for size in sorted({int(s) for _, _, cols in runs for s in set(cols["size"].tolist())}):
         medians = [
             middle(cols["call_ns"][cols["size"] == size].tolist()) / 1e3
             for _, _, cols in runs
             if (cols["size"] == size).any()
         ]
-        per_call[size] = middle(medians)
+        per_call[size], per_run[size] = middle(medians), medians
         check.dig(results, ("part_a", "by_size", str(size), "per_call_us"), per_call[size])
         check.dig(results, ("part_a", "by_size", str(size), "per_row_us"), per_call[size] / size)
     say(
         f"{len(runs)} runs; per call: "
         + ", ".join(f"{s} rows {per_call[s]:,.1f} µs" for s in per_call if s in (1, 32, 1024))
     )
-    return per_call
+    return per_call, per_run
 
 
 def check_bits(data, results, check, say):
@@ -276,6 +300,15 @@ def check_bits(data, results, check, say):
     return {"scores": scores, "equal": equal}
 
 
+def client_cpu(data) -> float | None:
+    """The closed-loop client's CPU µs per request, median of the S runs (the simulator's
+    calibration reads it); None when a run did not record it."""
+    found = [
+        meta["stats"].get("client_cpu_us_per_request") for _, meta, _ in of_kind(data, "saturation")
+    ]
+    return middle(found) if found and None not in found else None
+
+
 def check_saturation(data, results, check, say):
     values = [meta["stats"]["throughput"] for _, meta, _ in of_kind(data, "saturation")]
     if not values:
@@ -283,6 +316,9 @@ def check_saturation(data, results, check, say):
     s = {"S": middle(values), "S_min": min(values), "S_max": max(values)}
     for key, value in s.items():
         check.dig(results, ("saturation", key), value)
+    client = client_cpu(data)
+    if client is not None:
+        check.dig(results, ("saturation", "client_cpu_us_per_request"), client)
     say(f"S = {s['S']:,.1f} answers/s (runs {s['S_min']:,.1f} – {s['S_max']:,.1f})")
     return s
 
@@ -296,6 +332,8 @@ def part_b_cells(data: dict) -> dict:
             cell = cells.setdefault(key, {"scheduled": [], "rounds": {}, "batch_buckets": {}})
             cell["scheduled"].append(entry["round"])
             cell["cap"] = int(entry["setting"].get("max_batch") or 0)
+            cell["wait_ms"] = float(entry["setting"].get("max_wait_ms") or 0)
+            cell["batcher"] = entry["setting"]["batcher"]
     share = data["description"].keeps_up_share
     for _, meta, columns in of_kind(data, "part_b"):
         key = (record_name(meta["setting"]), rate_key(meta["rate_multiple"]))
@@ -368,6 +406,83 @@ def check_paired(cells, results, check, say):
                     check.dig(results, (*path, "told_apart"), apart)
                     verdicts += 1
     say(f"{verdicts} paired comparisons, each with its told-apart verdict")
+
+
+def check_waits(cells, results, check, say, quiet: str):
+    """The waits table: each queue setting's first wait at the quiet rate against W, over all
+    batches and over the batches that did not fill."""
+    if "waits" not in results:
+        return
+    check.dig(results, ("waits", "rate"), quiet)
+    found = {}
+    for (name, rate), cell in sorted(cells.items()):
+        first = [run["first_wait_us_p50"] for run in cell["rounds"].values()
+                 if run.get("first_wait_us_p50") is not None]  # fmt: skip
+        if rate != quiet or cell["batcher"] != "queue" or not first:
+            continue
+        path, wait_us = ("waits", "by_setting", name), middle(first)
+        check.dig(results, (*path, "first_wait_ms"), wait_us / 1000)
+        check.dig(results, (*path, "overshoot_us"), wait_us - cell["wait_ms"] * 1000)
+        short = [run["first_wait_unfilled_us_p50"] for run in cell["rounds"].values()
+                 if run.get("first_wait_unfilled_us_p50") is not None]  # fmt: skip
+        if short:
+            check.dig(results, (*path, "first_wait_unfilled_ms"), middle(short) / 1000)
+            over = middle(short) - cell["wait_ms"] * 1000
+            check.dig(results, (*path, "overshoot_unfilled_us"), over)
+            found[name] = over
+    check.same("waits settings", sorted(results["waits"]["by_setting"]),
+               sorted(n for (n, r), c in cells.items() if r == quiet and c["batcher"] == "queue"
+                      and any(run.get("first_wait_us_p50") is not None
+                              for run in c["rounds"].values())))  # fmt: skip
+    timed = [over for name, over in found.items() if cells[(name, quiet)]["wait_ms"] > 0]
+    if timed:
+        say(
+            f"{len(found)} settings; batches that did not fill waited {min(timed):,.0f} to "
+            f"{max(timed):,.0f} µs over W (median of rounds)"
+        )
+
+
+def ranking(cell: dict, order: list, name: str) -> tuple:
+    """Median p99 of the rounds, then median p50, then the design's order."""
+    runs = cell["rounds"].values()
+    return (
+        middle([r["p99_ms"] for r in runs]),
+        middle([r["p50_ms"] for r in runs]),
+        order.index(name),
+    )
+
+
+def check_best(cells, results, check, say):
+    """Per rate, the best setting among those that kept up (lowest median p99, then p50,
+    then design order) and the runner-up, compared round by round."""
+    order = results["design"]["settings"]
+    needed = max((len(c["scheduled"]) for c in cells.values()), default=0)
+    rates = sorted({rate for _, rate in cells}, key=float)
+    published = results.get("best", {}).get("by_rate", {})
+    mine = {}
+    for rate in rates:
+        kept = [n for n in order if (n, rate) in cells and report_figures.kept(cells[(n, rate)])]
+        if not kept:
+            continue
+        ranked = sorted(kept, key=lambda name, at=rate: ranking(cells[(name, at)], order, name))
+        mine[rate] = ranked[0]
+        path = ("best", "by_rate", rate)
+        check.dig(results, (*path, "kept_up"), kept)
+        check.dig(results, (*path, "best"), ranked[0])
+        if len(ranked) > 1:
+            check.dig(results, (*path, "runner_up"), ranked[1])
+            for metric in ("p99_ms", "p50_ms"):
+                a, b = cells[(ranked[0], rate)]["rounds"], cells[(ranked[1], rate)]["rounds"]
+                both = sorted(set(a) & set(b))
+                diffs = [signed(a[r][metric], b[r][metric]) for r in both]
+                for index, diff in enumerate(diffs):
+                    if diff is not None:
+                        check.dig(results, (*path, "versus", metric, "diffs", index), diff)
+                signs = {0 if d is None or d == 0 else math.copysign(1, d) for d in diffs}
+                apart = len(both) == needed and len(signs) == 1 and 0 not in signs
+                check.dig(results, (*path, "versus", metric, "told_apart"), apart)
+    check.same("best: rates with a setting that kept up", sorted(published), sorted(mine))
+    say("; ".join(f"{rate} × S: {name}" for rate, name in mine.items()) or "no setting kept up")
 
 
 # --- Part C: own arithmetic on the method and breakdown tables ------------------------------
@@ -450,6 +565,13 @@ def check_part_c(data, results, check, say):
                           for stage in (*stages, "outside", "round_trip")}  # fmt: skip
         for stage, value in stage_us[side].items():
             check.dig(results, ("part_c", "breakdown", side, f"{stage}_us"), value)
+        trips = [value for _, _, columns in runs
+                 for name, value in zip(columns["breakdown_route"].tolist(),
+                                        columns["breakdown_round_trip_us"].tolist(), strict=True)
+                 if name == route]  # fmt: skip
+        for q in (50, 99):
+            check.dig(results, ("part_c", "breakdown", side, f"round_trip_us_p{q}"),
+                      rank_percentile(trips, q))  # fmt: skip
         share = stage_us[side]["model"] / stage_us[side]["round_trip"]
         found["share"][side] = share
         check.dig(results, ("part_c", "breakdown", side, "model_share"), share)
@@ -465,7 +587,7 @@ def check_part_c(data, results, check, say):
     )
     found["all_equal"] = wrong == 0 and lost == 0 and inprocess == 0
     check.dig(results, ("part_c", "bits", "all_equal"), found["all_equal"])
-    found["single"] = stage_us["single"]
+    found["single"], found["batch"] = stage_us["single"], stage_us["batch"]
     say(
         f"{len(runs)} runs of {records:,} records: loop {found['per_record_us']['loop']:,.1f} "
         f"µs per record; model {share:.0%} of a batch call, "
@@ -538,12 +660,19 @@ def run_checks(raw: Path, campaign: str | None, results: dict, echo=print) -> in
         "missing": len(data["schedule"]) - len(data["runs"]),
         "quiet_runs": quiet_runs(data),
     }
-    sources["part_a"] = check_part_a(data, results, check, section("Part A"))
+    sources["part_a"], sources["part_a_runs"] = check_part_a(
+        data, results, check, section("Part A")
+    )
     sources["bits"] = check_bits(data, results, check, section("bits"))
     sources["saturation"] = check_saturation(data, results, check, section("S"))
     sources["cells"] = check_part_b(data, results, check, section("Part B"))
     check_paired(sources["cells"], results, check, section("paired differences"))
+    check_waits(sources["cells"], results, check, section("waits"), sources["rates"][0])
+    check_best(sources["cells"], results, check, section("best setting among those that kept up"))
+    report_pictures.check(data, results, check, section("pictures"))
     sources["part_c"] = check_part_c(data, results, check, section("Part C, the batch route"))
+    sources["client_cpu_us_per_request"] = client_cpu(data)
+    report_simulation.check(data, results, check, section("the simulator, checked"), sources)
     figures = check_figures(data, results, check, section("figures"), sources)
     check_guesses(data, results, figures, check, section("guesses"))
     problems = check_explorer(results, section("explorer"))
@@ -552,15 +681,25 @@ def run_checks(raw: Path, campaign: str | None, results: dict, echo=print) -> in
     return check.count
 
 
+def with_table(results: dict, results_path: Path) -> dict:
+    """results.json with the simulator's per-cell table (`simulation.table`, a file beside
+    it) read into `simulation.settings`, as the pages saw it."""
+    section = results.get("simulation") or {}
+    if section.get("table") and "settings" not in section:
+        table = json.loads((results_path.parent / section["table"]).read_text())
+        results["simulation"] = dict(section, settings=table["settings"])
+    return results
+
+
 def main(raw: Path, campaign: str | None, results_path: Path) -> int:
     try:
-        results = json.loads(Path(results_path).read_text())
+        results = with_table(json.loads(Path(results_path).read_text()), Path(results_path))
     except (OSError, ValueError) as error:
         print(f"report: cannot read {results_path} ({error}); run `python -m generator build`")
         return 2
     try:
         count = run_checks(Path(raw), campaign, results)
-    except Disagreement as error:
+    except (Disagreement, report_simulation.SimulationDisagreement) as error:
         print(f"\nDISAGREES: {error}")
         return 1
     except (OSError, KeyError, ValueError, codec.RawFileError) as error:

@@ -2,9 +2,10 @@
 
 Reads each run once, summarises it with generator.stats, and assembles the sections
 described in generator/SCHEMA.md: campaign, design, methods, missing, quiet, part_a, bits,
-saturation, part_b, paired, waits, part_c, figures, guesses. The keeps-up share, the quiet
-rate, the stage names and the guesses are the campaign's own (campaign.description); names
-of settings and rates come from lab/rawformat/names.py. Run through `python -m generator build`.
+saturation, part_b, paired, best, waits, part_c, pictures (generator/pictures.py), figures,
+guesses. The keeps-up share, the quiet rate, the stage names and the guesses are the
+campaign's own (campaign.description); names of settings and rates come from
+lab/rawformat/names.py. Run through `python -m generator build`.
 """
 
 import json
@@ -12,7 +13,7 @@ import math
 
 import numpy as np
 
-from generator import figures, stats, verdicts
+from generator import figures, pictures, stats, verdicts
 from generator.load import Campaign, DataError, need, read_meta, read_run
 from lab.rawformat.names import NONE, rate_key, record_name, setting_name
 
@@ -156,10 +157,11 @@ def bits_section(campaign: Campaign, quiet: list) -> dict | None:
 
 
 def saturation_section(campaign: Campaign, quiet: list) -> dict | None:
-    runs, meta = [], None
+    runs, meta, client_cpu = [], None, []
     for _, path in present_runs(campaign, "saturation"):
         meta, _ = read_run(path, "saturation")
         quiet.append(quiet_record(meta))
+        client_cpu.append(meta["stats"].get("client_cpu_us_per_request"))
         record = {"run_id": meta["run_id"], "run_index": int(meta["run_index"])}
         record.update({name: meta["stats"][name] for name in ("throughput", "answers", "errors")})
         runs.append(record)
@@ -168,6 +170,8 @@ def saturation_section(campaign: Campaign, quiet: list) -> dict | None:
     runs.sort(key=lambda run: run["run_index"])
     section = stats.saturation(runs)
     section.update(runs=runs, connections=meta["connections"], counted_s=meta["counted_s"])
+    if all(cpu_us is not None for cpu_us in client_cpu):  # older campaigns did not record it
+        section["client_cpu_us_per_request"] = stats.median(client_cpu)
     return section
 
 
@@ -186,7 +190,11 @@ def part_b_summary(path, keeps_up_share: float) -> tuple[dict, dict, dict]:
             raise DataError(f"{path}: no requests in the run (columns are empty)")
         setting = setting_record(meta, path)
         metrics = stats.part_b_run(
-            columns, float(meta["window_s"]), setting["batcher"], keeps_up_share
+            columns,
+            float(meta["window_s"]),
+            setting["batcher"],
+            keeps_up_share,
+            setting["max_batch"],
         )
         metrics["arrival_rate"] = float(meta["arrival_rate"])
         where = {
@@ -269,6 +277,38 @@ def paired_section(part_b: dict, design: dict) -> dict:
     return paired
 
 
+def ranking_key(cell: dict, order: int) -> tuple:
+    """Lowest median p99 first (None = never answered = last), then p50, then design order."""
+    return (
+        math.inf if cell["p99_ms"] is None else cell["p99_ms"],
+        math.inf if cell["p50_ms"] is None else cell["p50_ms"],
+        order,
+    )
+
+
+def best_section(part_b: dict, design: dict) -> dict | None:
+    """Per rate, only among the settings that kept up there (every round): the one with the
+    lowest median p99, the runner-up, and the two compared round by round on the same
+    arrivals (p99 and p50)."""
+    settings, names = part_b["settings"], design["settings"]
+    by_rate = {}
+    for rate in design["rate_multiples"]:
+        kept = [n for n in names if settings[n]["rates"].get(rate, {}).get("keeps_up")]
+        if not kept:
+            continue
+        ranked = sorted(kept, key=lambda n: ranking_key(settings[n]["rates"][rate], names.index(n)))
+        entry = {"kept_up": kept, "best": ranked[0]}
+        if len(ranked) > 1:
+            first, second = (settings[n]["rates"][rate] for n in ranked[:2])
+            entry["runner_up"] = ranked[1]
+            entry["versus"] = {
+                m: stats.paired(by_round(first, m), by_round(second, m), design["rounds"])
+                for m in ("p99_ms", "p50_ms")
+            }
+        by_rate[rate] = entry
+    return {"by_rate": by_rate} if by_rate else None
+
+
 def waits_section(part_b: dict, quiet_rate: str) -> dict | None:
     """The first request's wait against W, at the quiet rate (where waits are not queueing)."""
     chosen = {}
@@ -282,7 +322,12 @@ def waits_section(part_b: dict, quiet_rate: str) -> dict | None:
             "max_wait_ms": setting["max_wait_ms"],
             "first_wait_ms": wait_us / 1000,
             "overshoot_us": wait_us - setting["max_wait_ms"] * 1000,
+            "full_batch_share": cell.get("full_batch_share"),
         }
+        unfilled_us = cell.get("first_wait_unfilled_us_p50")
+        if unfilled_us is not None:  # the timer's own waits: batches that did not fill
+            chosen[name]["first_wait_unfilled_ms"] = unfilled_us / 1000
+            chosen[name]["overshoot_unfilled_us"] = unfilled_us - setting["max_wait_ms"] * 1000
     return {"rate": quiet_rate, "by_setting": chosen} if chosen else None
 
 
@@ -390,6 +435,8 @@ def build_results(campaign: Campaign) -> dict:
     if results["part_b"]:
         results["paired"] = paired_section(results["part_b"], design)
         results["waits"] = waits_section(results["part_b"], described.quiet_rate)
+        results["best"] = best_section(results["part_b"], design)
+        results["pictures"] = pictures.build(campaign, design, described.quiet_rate)
     results["quiet"] = stats.quiet(quiet)
     results = {key: value for key, value in results.items() if value is not None}
     results["figures"] = figures.compute(results, described.quiet_rate, described.busy_rate)

@@ -51,11 +51,13 @@ METHODS = {
     "S": "median of the saturation runs' throughput (closed loop)",
     "part_a": "per run the median call time of each size; published: median of the runs",
     "first_wait": "per run the p50 of the batches' first-request waits; per cell the median "
-    "of rounds",
+    "of rounds; first_wait_unfilled: the same over the batches smaller than the cap B only "
+    "(a full batch leaves before W, so it says nothing about the timer)",
     "part_c": "per method, the median over runs of its wall time for the N records; "
     "per-record time = that median / N; speedup = the loop's median / the method's median; "
     "breakdown stages: per run the median over its calls, published the median of the runs; "
-    "model share = median model time / median client round trip",
+    "model share = median model time / median client round trip; round_trip_us_p50 and _p99: "
+    "nearest rank over every call of the route in every run",
     "rounding": f"floats rounded to {SIGNIFICANT_DIGITS} significant digits",
 }
 
@@ -151,8 +153,11 @@ def latency_percentiles_ms(wait_us) -> dict:
     return {key: value / 1000 for key, value in zip(LATENCY_KEYS, values, strict=True)}
 
 
-def part_b_run(columns: dict, window_s: float, batcher: str, keeps_up_share: float) -> dict:
-    """Every per-run metric of one Part B run (see SCHEMA.md, per-run metrics)."""
+def part_b_run(
+    columns: dict, window_s: float, batcher: str, keeps_up_share: float, max_batch: int = 0
+) -> dict:
+    """Every per-run metric of one Part B run (see SCHEMA.md, per-run metrics); the cap B
+    (`max_batch`) tells full batches from the others."""
     status, latency = columns["status"], columns["latency_us"]
     requests = int(status.size)
     answered = int(((status == 200) & (latency >= 0)).sum())
@@ -177,19 +182,26 @@ def part_b_run(columns: dict, window_s: float, batcher: str, keeps_up_share: flo
         "model_us_p50": p50_of_answered(columns["model_us"], status),
     }
     if batcher != "none":
-        metrics.update(queue_metrics(columns))
+        metrics.update(queue_metrics(columns, max_batch))
     return metrics
 
 
-def queue_metrics(columns: dict) -> dict:
-    """Batch count, the first-request waits and the batch-size buckets of a queue run."""
-    waits = columns["batches_first_wait_us"]
-    return {
-        "batches": int(columns["batches_size"].size),
+def queue_metrics(columns: dict, max_batch: int = 0) -> dict:
+    """Batch count, the first-request waits and the batch-size buckets of a queue run; with
+    the cap B, the share of batches that filled and the first wait of those that did not
+    (the batches whose wait was the timer's, not cut short by a full batch)."""
+    waits, sizes = columns["batches_first_wait_us"], columns["batches_size"]
+    metrics = {
+        "batches": int(sizes.size),
         "first_wait_us_p50": percentile(waits, 50) if waits.size else None,
         "first_wait_us_p99": percentile(waits, 99) if waits.size else None,
-        "batch_size_counts": batch_size_counts(columns["batches_size"]),
+        "batch_size_counts": batch_size_counts(sizes),
     }
+    if max_batch and sizes.size:
+        unfilled = waits[sizes < max_batch]
+        metrics["full_batch_share"] = float((sizes >= max_batch).mean())
+        metrics["first_wait_unfilled_us_p50"] = percentile(unfilled, 50) if unfilled.size else None
+    return metrics
 
 
 # --- Part B: a cell (one setting at one rate, several rounds) ------------------------
@@ -197,7 +209,16 @@ def queue_metrics(columns: dict) -> dict:
 
 # Published per cell (median of rounds) but not per round, to keep results.json small:
 # the asked rate is the same in every round, and the rest are checks rather than results.
-CELL_ONLY = ("arrival_rate", "offered_rate", "p90_ms", "max_ms", "send_lag_us_p99", "batches")
+CELL_ONLY = (
+    "arrival_rate",
+    "offered_rate",
+    "p90_ms",
+    "max_ms",
+    "send_lag_us_p99",
+    "batches",
+    "full_batch_share",
+    "first_wait_unfilled_us_p50",
+)
 
 
 def cell_summary(runs_by_round: dict[int, dict], scheduled_rounds: list[int]) -> dict:
@@ -413,11 +434,16 @@ def part_c_route(columns: list[dict], route: str, stages: list) -> dict:
         medians[f"{name}_us"] = median(per_run)
     calls = [int((run["breakdown_route"] == route).sum()) for run in columns]
     records = [int(run["breakdown_records"][run["breakdown_route"] == route][0]) for run in columns]
+    trips = np.concatenate(
+        [run["breakdown_round_trip_us"][run["breakdown_route"] == route] for run in columns]
+    )
     return {
         "stages": list(stages),
         "calls": sum(calls),
         "records": max(records),
         **medians,
+        "round_trip_us_p50": percentile(trips, 50),
+        "round_trip_us_p99": percentile(trips, 99),
         "model_share": ratio(medians["model_us"], medians["round_trip_us"]),
     }
 

@@ -3,11 +3,18 @@ tiny in-process micro-batcher against one model call per request (no web server)
 
 Run: `python -m lab demo [--save FILE]` (after `python -m lab data`). About half a minute.
 
-1. Times the model on batches of 1, 8, 32 and 1,024 real test rows (one thread).
+1. Times the model on batches of 1, 2, 4 … 1,024 real test rows (one thread).
 2. Scores rows alone and inside batches and checks every score is equal to the bit.
 3. Sends the same Poisson arrivals, at twice the rate one call per request can serve, first
    to a handler that calls the model once per request, then to the micro-batcher
-   (`lab.batcher`, B=32, W=0), and says which kept up (throughput ≥ 95% of the arrival rate).
+   (lab/service/batcher.py, B=32, W=0), and says which kept up (throughput at least the
+   design's keeps-up share of the arrival rate, KEEPS_UP_SHARE in lab/design.py).
+
+`--save FILE` writes it all as JSON in the format "batching-lab-demo/1" (README.md, "Your
+own machine"): `format`, `machine` (cpu_model, cores, usable_cpus, machine, python,
+loadavg), `part_a` (results.json's shape: `sizes`, `runs`, `by_size` {size: {size, calls,
+per_call_us, per_row_us}}), `bits`, `batcher`, `verdict`. The simulator
+(site_src/explorer/simulate.py, `for_machine`) reads it to simulate batching on your core.
 """
 
 import asyncio
@@ -23,13 +30,15 @@ import numpy as np
 import sklearn.ensemble  # noqa: F401  (the model's library, needed to unpickle it)
 from threadpoolctl import threadpool_limits
 
-from lab import artifacts
-from lab.batcher import MicroBatcher
 from lab.design import KEEPS_UP_SHARE
-from lab.scoring import score
+from lab.machine.fingerprint import cpu_model
+from lab.model import artifacts
+from lab.model.scoring import score
+from lab.rawformat.names import setting_name
+from lab.service.batcher import MicroBatcher
 
-SIZES = (1, 8, 32, 1024)
-TIME_PER_SIZE_S = 0.6  # timed calls per size: as many as fit, at least MIN_CALLS
+SIZES = (1, 2, 4, 8, 16, 32, 64, 128, 256, 512, 1024)  # Part A's sizes
+TIME_PER_SIZE_S = 0.25  # timed calls per size: as many as fit, at least MIN_CALLS
 MIN_CALLS = 20
 BIT_ROWS = 1024
 BIT_SIZES = (8, 32, 1024)
@@ -37,22 +46,26 @@ RATE_MULTIPLE = 2.0  # arrivals at 2 × what one call per request can serve
 WINDOW_S = 1.5
 DEMO_B, DEMO_W_MS = 32, 0.0
 SEED = 20261129
+# The saved file's format (README.md, "Your own machine"); site_src/explorer/simulate.py reads it.
+DEMO_FORMAT = "batching-lab-demo/1"
 
 
 def machine_line() -> tuple[str, dict]:
     cores = os.cpu_count()
     usable = len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else cores
-    load = os.getloadavg() if hasattr(os, "getloadavg") else (float("nan"),) * 3
+    load = os.getloadavg() if hasattr(os, "getloadavg") else None  # not on Windows
     facts = {
-        "cpu_count": cores,
+        "cpu_model": cpu_model(),
+        "cores": cores,
         "usable_cpus": usable,
-        "loadavg": [round(x, 2) for x in load],
+        "loadavg": [round(x, 2) for x in load] if load else None,
         "machine": platform.machine(),
         "python": platform.python_version(),
     }
+    shown = f"{load[0]:.2f} {load[1]:.2f} {load[2]:.2f} (1, 5, 15 min)" if load else "unknown"
     line = (
-        f"Times below are from this machine: {cores} CPUs ({usable} usable), "
-        f"load average {load[0]:.2f} {load[1]:.2f} {load[2]:.2f} (1, 5, 15 min), "
+        f"Times below are from this machine: {facts['cpu_model']}, {cores} CPUs "
+        f"({usable} usable), load average {shown}, "
         f"{platform.machine()}, Python {platform.python_version()}; the model runs on "
         "one thread."
     )
@@ -165,8 +178,8 @@ async def micro_batched(model, rows: np.ndarray, schedule: np.ndarray) -> dict:
         found = await drive(schedule, handle)
     finally:
         await batcher.stop()
-    found["batches"] = len(batcher.sizes)
-    found["mean_batch"] = float(np.mean(batcher.sizes)) if batcher.sizes else 0.0
+    found["batches"] = batcher.batches_made
+    found["mean_batch"] = batcher.rows_scored / max(batcher.batches_made, 1)
     return found
 
 
@@ -187,7 +200,7 @@ def race(model, rows: np.ndarray, one_row_us: float, echo) -> dict:
         label = (
             "one call per request"
             if name == "one_call_per_request"
-            else f"micro-batcher B={DEMO_B} W={DEMO_W_MS:g}"
+            else f"micro-batcher {setting_name('queue', DEMO_B, DEMO_W_MS)}"
         )
         extra = f", mean batch {run['mean_batch']:.1f} rows" if "mean_batch" in run else ""
         echo(
@@ -219,6 +232,21 @@ def verdict_line(race_found: dict) -> str:
     return "Verdict: " + " and ".join(words[name] for name in kept) + " kept up."
 
 
+def part_a_block(timings: list[dict]) -> dict:
+    """The model times in results.json's `part_a` shape (one run), so the simulator and the
+    explorer read the reader's curve as they read the lab's."""
+    by_size = {
+        str(entry["batch_size"]): {
+            "size": entry["batch_size"],
+            "calls": entry["calls"],
+            "per_call_us": round(entry["per_call_us"], 3),
+            "per_row_us": round(entry["per_row_us"], 4),
+        }
+        for entry in timings
+    }
+    return {"runs": 1, "sizes": [entry["batch_size"] for entry in timings], "by_size": by_size}
+
+
 def run_demo(echo=print) -> dict:
     line, facts = machine_line()
     echo(line)
@@ -233,8 +261,9 @@ def run_demo(echo=print) -> dict:
     verdict = verdict_line(race_found)
     echo(verdict)
     return {
+        "format": DEMO_FORMAT,
         "machine": facts,
-        "model_times": timings,
+        "part_a": part_a_block(timings),
         "bits": bits,
         "batcher": race_found,
         "verdict": verdict,
@@ -242,7 +271,10 @@ def run_demo(echo=print) -> dict:
 
 
 def add_arguments(parser) -> None:
-    parser.add_argument("--save", type=Path, default=None, help="write the numbers as JSON")
+    parser.add_argument(
+        "--save", type=Path, default=None,
+        help=f'write the numbers as JSON (format "{DEMO_FORMAT}", README.md "Your own machine")',
+    )  # fmt: skip
 
 
 def main(args) -> int:

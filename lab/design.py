@@ -17,7 +17,7 @@ Measurements
            goes (parse, validate, lookup, model, serialize).
 
 Each run's fresh service is a new process forked from a launcher that imported the
-libraries and loaded the model once (lab/launcher.py), then moved to the measurement core;
+libraries and loaded the model once (lab/service/launcher.py), then moved to the measurement core;
 the load client is a new pinned process too. Part B's per-request durations are stored to 8
 significant bits (within 0.4%; exact below 256 µs) to keep the raw data compact.
 
@@ -31,9 +31,15 @@ anything else took are recorded.
 Told apart: for two settings measured on the same arrivals, take the paired difference per
 round; they are told apart when all rounds agree in sign (5 of 5 in the full profile).
 Keeps up: throughput ≥ 95% of the arrival rate over the run.
+
+This file is the one home of these numbers: the runner copies them into each campaign's
+campaign.json (lab/campaign/description.py), so a campaign is judged by the rules and
+guesses it started with. Read by every part of the lab; imports only `lab.rawformat`.
 """
 
 from dataclasses import dataclass
+
+from lab.rawformat.names import setting_name
 
 
 @dataclass(frozen=True, order=True)
@@ -46,9 +52,7 @@ class Setting:
 
     @property
     def name(self) -> str:
-        if self.batcher == "none":
-            return "none"
-        return f"B={self.max_batch} W={self.max_wait_ms:g}"
+        return setting_name(self.batcher, self.max_batch, self.max_wait_ms)
 
     def as_dict(self) -> dict:
         return {
@@ -67,10 +71,24 @@ SETTINGS = (NONE, QUEUE_B1) + tuple(Setting("queue", b, w) for b in CAPS for w i
 RATE_MULTIPLES = (0.5, 0.8, 1.0, 1.25, 1.6, 2.0, 2.5)
 PART_A_SIZES = tuple(2**k for k in range(11))  # 1, 2, 4 … 1,024
 BIT_SIZES = PART_A_SIZES[1:]
+# Part C's breakdown: this many single /predict calls, and this many /predict_batch calls of
+# batch_records records each (capped at the run's N), every repetition kept.
+PART_C_BREAKDOWN_REPS = {"predict": 200, "batch": 20, "batch_records": 1_000}
 
-KEEPS_UP_SHARE = 0.95
-QUIET_IDLE_SHARE = 0.95
+# The rules (see the top of this file).
+KEEPS_UP_SHARE = 0.95  # a run keeps up when its throughput is at least this share of the rate
+TOLD_APART_RULE = "all_rounds_agree_in_sign"
+TOLD_APART_TEXT = (
+    "Two settings measured on the same arrivals are told apart when the paired difference "
+    "has the same sign in every round."
+)
+QUIET_IDLE_SHARE = 0.95  # the measurement core, idle at least this share over QUIET_SECONDS
+QUIET_OTHER_CORE_IDLE_SHARE = 0.80  # the other cores, which may share its physical core
 QUIET_SECONDS = 2.0
+QUIET_TRIES = 60  # then the run goes ahead, recorded as not quiet
+# The two rates the pages single out: one the service meets easily, one past saturation.
+QUIET_RATE = 0.5
+BUSY_RATE = 1.6
 
 
 @dataclass(frozen=True)
@@ -89,7 +107,7 @@ class Profile:
     bit_rows: int | None = None  # None: every test row
     drain_s: float = 60.0  # longest wait for answers still owed after the window
     quiet_seconds: float = QUIET_SECONDS
-    quiet_tries: int = 60  # then the run goes ahead, recorded as not quiet
+    quiet_tries: int = QUIET_TRIES
 
 
 FULL = Profile(
@@ -122,7 +140,7 @@ QUICK = Profile(
 TINY = Profile(
     "tiny",
     (NONE, Setting("queue", 32, 2.0)),
-    (0.5, 1.6),
+    (QUIET_RATE, BUSY_RATE),
     rounds=1,
     window_s=0.5,
     part_a_runs=1,

@@ -7,7 +7,7 @@ import numpy as np
 import pytest
 from scipy import stats
 
-from lab.arrivals import arrival_seed, customer_offset, customers_for_run, poisson_arrivals
+from lab.load.arrivals import arrival_seed, customer_offset, customers_for_run, poisson_arrivals
 
 RATE = 2_000.0
 WINDOW_S = 50.0  # 100,000 arrivals expected

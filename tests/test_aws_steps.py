@@ -2,7 +2,8 @@
 
 No AWS account is used: stand-in `aws`, `ssh` and `scp` (tests/aws_standins/standin.py) come
 first on PATH, record their arguments and print canned answers. The script runs from a copy
-inside a small temporary git repository, with a temporary state file.
+inside a small temporary git repository, with a temporary state file (or, where a test says,
+its default state folder under a temporary XDG_STATE_HOME or HOME).
 
 Run: .venv/bin/pytest tests/test_aws_steps.py
 """
@@ -31,7 +32,8 @@ GROUP_ID = "sg-0fedcba9876543210"
 AMI = "ami-0a1b2c3d4e5f60718"
 CAMPAIGN = "aws-test"
 KEY_MATERIAL = (
-    "-----BEGIN OPENSSH PRIVATE KEY-----\nb3BlbnNzaC1rZXktdjEAAAAAfakefake\n"
+    "-----BEGIN OPENSSH PRIVATE KEY-----\n"  # pragma: allowlist secret (a fake key)
+    "b3BlbnNzaC1rZXktdjEAAAAAfakefake\n"
     "-----END OPENSSH PRIVATE KEY-----"
 )
 HOST_KEYS = [
@@ -203,12 +205,21 @@ class Lab:
         self.extra_rules.insert(0, rule)
         self.write_rules()
 
-    def env(self, **extra: str) -> dict:
+    def env(self, **extra: str | None) -> dict:
+        """The steps' environment; a value None leaves that variable out."""
         env = {
             key: value
             for key, value in os.environ.items()
             if key
-            not in {"AWS_DEFAULT_REGION", "LAB_HOME", "FORCE", "PROFILE", "AMI_ID", "BOX_USER"}
+            not in {
+                "AWS_DEFAULT_REGION",
+                "LAB_HOME",
+                "FORCE",
+                "PROFILE",
+                "AMI_ID",
+                "BOX_USER",
+                "XDG_STATE_HOME",
+            }
         }
         env.update(
             PATH=f"{self.bin}{os.pathsep}{os.environ['PATH']}",
@@ -221,9 +232,9 @@ class Lab:
             STANDIN_BOX=str(self.box),
         )
         env.update(extra)
-        return env
+        return {key: value for key, value in env.items() if value is not None}
 
-    def run(self, step: str, **extra_env: str) -> tuple[subprocess.CompletedProcess, list]:
+    def run(self, step: str, **extra_env: str | None) -> tuple[subprocess.CompletedProcess, list]:
         """Run one step; return its result and the stand-in calls it made."""
         done = subprocess.run(
             [str(self.repo / "lab" / "aws" / "steps.sh"), step],
@@ -247,6 +258,14 @@ class Lab:
             return {}
         lines = self.state_file.read_text().splitlines()
         return dict(line.split("=", 1) for line in lines)
+
+    def git_status(self) -> str:
+        return subprocess.run(
+            ["git", "-C", str(self.repo), "status", "--porcelain", "--ignored"],
+            check=True,
+            capture_output=True,
+            text=True,
+        ).stdout
 
     def write_state(self, **values: str) -> None:
         self.state_file.parent.mkdir(parents=True, exist_ok=True)
@@ -603,3 +622,94 @@ def test_teardown_after_a_failed_launch_deletes_what_exists(lab: Lab):
         ["ec2", "delete-key-pair"],
     ]
     assert not key_file.exists() and not lab.state_file.exists()
+
+
+# --- the state and the private key stay outside the repository -----------------------------
+
+
+def test_the_old_state_names_and_private_keys_are_git_ignored():
+    names = ["lab/aws/.state", "lab/aws/.state.known_hosts", "lab/aws/batching-lab-1.pem"]
+    names.append("anywhere/else/key.pem")
+    done = subprocess.run(
+        ["git", "-C", str(REPO), "check-ignore", "--no-index", *names],
+        capture_output=True,
+        text=True,
+    )
+    assert done.stdout.split() == names, done.stderr
+
+
+@pytest.mark.parametrize("where", ["XDG_STATE_HOME", "HOME"])
+def test_access_keeps_the_key_in_a_private_folder_outside_the_repository(lab: Lab, where):
+    if where == "XDG_STATE_HOME":
+        env = {"XDG_STATE_HOME": str(lab.tmp / "xdg-state")}
+        folder = lab.tmp / "xdg-state" / "batching-lab"
+    else:
+        env = {"HOME": str(lab.tmp / "home")}
+        folder = lab.tmp / "home" / ".local" / "state" / "batching-lab"
+    lab.state_file = folder / "state"
+    before = lab.git_status()
+    for step in ("check", "access"):
+        done, _ = lab.run(step, AWS_STATE_FILE=None, **env)
+        ok(done)
+    key_file = Path(lab.state()["KEY_FILE"])
+    assert key_file.parent == folder and key_file.suffix == ".pem"
+    assert key_file.read_text() == KEY_MATERIAL + "\n"
+    assert stat.S_IMODE(folder.stat().st_mode) == 0o700
+    assert stat.S_IMODE(key_file.stat().st_mode) == 0o600
+    assert stat.S_IMODE(lab.state_file.stat().st_mode) == 0o600
+    assert str(folder) in done.stderr  # access says where the key went
+    # Nothing new in the repository, not even an ignored file.
+    assert lab.git_status() == before
+    assert list(lab.repo.rglob("*.pem")) == [] and list(lab.repo.rglob(".state*")) == []
+
+    done, _ = lab.run("teardown", AWS_STATE_FILE=None, **env)
+    ok(done)
+    assert not key_file.exists() and not folder.exists()  # the default folder goes too
+
+
+@pytest.mark.parametrize(
+    "inside", ["lab/aws/.state", "lab/aws/new-folder/state", "via-link/state", "XDG_STATE_HOME"]
+)
+@pytest.mark.parametrize("step", ["check", "access", "teardown"])
+def test_a_state_file_inside_a_git_work_tree_is_refused(lab: Lab, inside, step):
+    (lab.tmp / "via-link").symlink_to(lab.repo / "lab")  # outside by name, inside in fact
+    if inside == "XDG_STATE_HOME":
+        env = {"AWS_STATE_FILE": None, "XDG_STATE_HOME": str(lab.repo / "state")}
+        named = lab.repo / "state" / "batching-lab" / "state"
+    else:
+        named = (lab.repo if not inside.startswith("via-link") else lab.tmp) / inside
+        env = {"AWS_STATE_FILE": str(named)}
+    before = lab.git_status()
+    done, calls = lab.run(step, **env)
+    assert done.returncode != 0
+    assert f"refusing to keep the state file at {named}" in done.stderr
+    assert f"inside the git work tree {lab.repo}" in done.stderr
+    assert "AWS_STATE_FILE" in done.stderr  # says how to fix it
+    assert calls == []
+    assert lab.git_status() == before
+    assert list(lab.repo.rglob("*.pem")) == []
+
+
+def test_a_state_file_left_in_lab_aws_by_an_older_version_is_moved_out(lab: Lab):
+    old_dir = lab.repo / "lab" / "aws"
+    old_key = old_dir / "batching-lab-old.pem"
+    old_key.write_text(KEY_MATERIAL + "\n")
+    (old_dir / ".state").write_text(
+        f"REGION={REGION}\nKEY_NAME=batching-lab-old\nKEY_FILE={old_key}\nGROUP_ID={GROUP_ID}\n"
+    )
+    (old_dir / ".state.known_hosts").write_text(f"{PUBLIC_IP} {HOST_KEYS[1]}\n")
+    folder = lab.tmp / "xdg-state" / "batching-lab"
+    lab.state_file = folder / "state"
+    env = {"AWS_STATE_FILE": None, "XDG_STATE_HOME": str(lab.tmp / "xdg-state")}
+    done, calls = lab.run("launch", **env, AMI_ID=AMI)
+    ok(done)
+    assert "moved the state file and the private key out of the repository" in done.stderr
+    assert sorted(p.name for p in old_dir.iterdir()) == ["steps.sh"]
+    assert lab.state()["KEY_FILE"] == str(folder / old_key.name)
+    assert (folder / old_key.name).read_text() == KEY_MATERIAL + "\n"
+    assert (folder / "state.known_hosts").exists()
+    assert option(calls[-1]["argv"], "--key-name") == "batching-lab-old"
+    done, calls = lab.run("teardown", **env, FORCE="1")
+    ok(done)
+    assert ["ec2", "delete-key-pair"] in [aws_op(c) for c in calls]
+    assert not folder.exists()

@@ -16,8 +16,8 @@ from hypothesis import strategies as st
 from schemathesis import GenerationMode
 from schemathesis.specs.openapi.checks import positive_data_acceptance
 
-from lab.server_timing import parse_server_timing
-from lab.service import create_app
+from lab.service.app import create_app
+from lab.service.server_timing import parse_server_timing
 
 PREDICT_CASES = [
     (b"not json", "not valid JSON"),

@@ -17,8 +17,8 @@ from fastapi.testclient import TestClient
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from lab.server_timing import BATCH_ROUTE_NAMES, parse_server_timing
-from lab.service import create_app
+from lab.service.app import create_app
+from lab.service.server_timing import BATCH_ROUTE_NAMES, parse_server_timing
 
 CAP = 64
 SAMPLE = 40

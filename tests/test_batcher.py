@@ -1,7 +1,9 @@
 """The micro-batcher on a real asyncio event loop, with a tiny deterministic model (a row's
 score is its first feature times two) and with the real model: B is never exceeded, a timed
-wait never sends a batch early unless it is full, W = 0 never sets a timer, a raising model
-fails exactly its batch, and a client that goes away breaks nothing.
+wait never sends a batch early unless it is full (and waits on the precise timer), a full
+batch leaves inside the submit that fills it, W = 0 never sets a timer, a raising model
+fails exactly its batch, and a client that goes away breaks nothing. The properties over
+any traffic are in tests/test_batcher_properties.py.
 
 Run: .venv/bin/pytest tests/test_batcher.py
 """
@@ -13,9 +15,10 @@ import time
 import numpy as np
 import pytest
 
-from lab import artifacts
-from lab.batcher import MicroBatcher, ModelCallFailed
-from lab.scoring import score
+from lab.machine.timer import Ticker
+from lab.model import artifacts
+from lab.model.scoring import score
+from lab.service.batcher import MicroBatcher, ModelCallFailed
 
 
 def row(value: float) -> np.ndarray:
@@ -106,8 +109,8 @@ def test_with_a_wait_no_batch_leaves_before_w_unless_full(cap, wait_ms):
         await batcher.stop()
         return batcher, enqueued
 
-    (batcher, enqueued), timers = run(scenario)
-    assert timers > 0 and batcher.timers_started > 0
+    (batcher, enqueued), _ = run(scenario)
+    assert batcher.timers_started > 0 and batcher.timer_kind == "timerfd"
     first = 0
     partial_batches = 0
     for started, rows in model.calls:
@@ -235,6 +238,57 @@ def test_a_client_that_goes_away_does_not_break_the_batcher():
     assert batcher.sizes[-1] == 1
 
 
+def test_a_full_batch_is_scored_inside_the_submit_that_fills_it_and_disarms_the_timer():
+    model = TinyModel()
+
+    async def scenario(loop):
+        batcher = MicroBatcher(model, 4, 30.0)
+        futures = [batcher.submit(row(v)) for v in range(3)]
+        assert not any(future.done() for future in futures) and batcher.timers_started == 1
+        fourth = batcher.submit(row(3))
+        answered_at_once = fourth.done() and all(future.done() for future in futures)
+        await asyncio.sleep(0.06)  # past W: a timer left armed would fire now
+        await batcher.stop()
+        return batcher, answered_at_once
+
+    (batcher, answered_at_once), _ = run(scenario)
+    assert answered_at_once
+    assert batcher.sizes == [4] and len(model.calls) == 1 and batcher.timers_started == 1
+
+
+def test_a_lone_request_waits_w_on_the_precise_timer_and_no_longer_than_needed():
+    model = TinyModel()
+
+    async def scenario(loop):
+        batcher = MicroBatcher(model, 32, 2.0)
+        enqueued = time.perf_counter()
+        await batcher.submit(row(1))
+        await batcher.stop()
+        return batcher, model.calls[0][0] - enqueued
+
+    (batcher, waited_s), _ = run(scenario)
+    assert batcher.sizes == [1] and batcher.timers_started == 1
+    assert waited_s >= 0.002 and batcher.first_waits_us[0] >= 2000
+    assert waited_s < 0.25  # on time, give or take a busy machine
+
+
+def test_the_ticker_can_be_disarmed():
+    fired = []
+
+    async def scenario(loop):
+        ticker = Ticker(lambda: fired.append(time.monotonic_ns()), loop)
+        ticker.arm(time.monotonic_ns() + 5_000_000)
+        ticker.disarm()
+        await asyncio.sleep(0.03)
+        ticker.arm(time.monotonic_ns() + 5_000_000)
+        await asyncio.sleep(0.03)
+        ticker.close()
+        return ticker.kind
+
+    kind, _ = run(scenario)
+    assert kind == "timerfd" and len(fired) == 1
+
+
 def test_queue_b1_goes_through_the_machinery_one_row_per_call():
     model = TinyModel()
 
@@ -247,7 +301,22 @@ def test_queue_b1_goes_through_the_machinery_one_row_per_call():
     (batcher, results), timers = run(scenario)
     assert batcher.sizes == [1] * 10
     assert [r.probability for r in results] == [2.0 * v for v in range(10)]
-    assert timers == 0
+    assert timers == 0 and batcher.timers_started == 0
+
+
+def test_queue_b1_answers_without_a_trip_round_the_loop():
+    model = TinyModel()
+
+    async def scenario(loop):
+        batcher = MicroBatcher(model, 1, 0.0)
+        future = batcher.submit(row(7))
+        ready_at_once = future.done()
+        await batcher.stop()
+        return ready_at_once, future.result()
+
+    (ready_at_once, answer), _ = run(scenario)
+    assert ready_at_once and answer.probability == 14.0 and answer.batch_size == 1
+    assert answer.model_done >= answer.model_started
 
 
 def test_with_the_real_model_batched_scores_equal_single_row_scores_to_the_bit(model):

@@ -9,11 +9,11 @@ import sys
 import numpy as np
 import pytest
 
-from lab import artifacts
-from lab.closedloop import run_closed_loop
+from lab.load.closedloop import run_closed_loop
+from lab.model import artifacts
 from lab.paths import REPO
 from lab.rawformat import codec
-from lab.serviceproc import ServiceProcess, free_port
+from lab.service.process import ServiceProcess, free_port
 
 pytestmark = pytest.mark.slow
 

@@ -1,6 +1,7 @@
 """`python -m lab demo` runs as a student would run it: the first line names this machine's
-CPUs and load, every score is equal to the bit, `--save` writes JSON with the expected
-keys, and a missing package is one line naming it, not a traceback.
+CPUs and load, every score is equal to the bit, `--save` writes the documented JSON
+("batching-lab-demo/1") that the simulator reads to simulate this machine, and a missing
+package is one line naming it, not a traceback.
 
 Run: .venv/bin/pytest tests/test_demo.py
 """
@@ -11,6 +12,7 @@ import sys
 
 import pytest
 
+from generator import simulation
 from lab.paths import REPO
 
 pytestmark = pytest.mark.slow
@@ -32,7 +34,7 @@ def test_the_demo_runs_and_says_where_its_times_come_from(demo_run):
     lines = done.stdout.splitlines()
     assert lines[0].startswith("Times below are from this machine:")
     assert "CPUs" in lines[0] and "load average" in lines[0]
-    for size in ("1", "8", "32", "1,024"):
+    for size in ("1", "2", "8", "32", "128", "1,024"):
         assert any(line.strip().startswith("batch of") and f" {size}:" in line for line in lines)
     assert any("all equal to the bit" in line for line in lines)
     assert any("one call per request" in line for line in lines)
@@ -43,10 +45,18 @@ def test_save_writes_json_with_the_expected_keys(demo_run):
     done, saved = demo_run
     assert done.returncode == 0, done.stderr
     found = json.loads(saved.read_text())
-    assert set(found) == {"machine", "model_times", "bits", "batcher", "verdict"}
-    assert {"cpu_count", "loadavg"} <= set(found["machine"])
-    assert [entry["batch_size"] for entry in found["model_times"]] == [1, 8, 32, 1024]
-    assert all(entry["per_call_us"] > 0 for entry in found["model_times"])
+    assert set(found) == {"format", "machine", "part_a", "bits", "batcher", "verdict"}
+    assert found["format"] == "batching-lab-demo/1"
+    assert {"cpu_model", "cores", "usable_cpus", "machine", "python", "loadavg"} == set(
+        found["machine"]
+    )
+    assert found["machine"]["cpu_model"] in done.stdout.splitlines()[0]
+    part_a = found["part_a"]
+    assert part_a["sizes"] == [2**k for k in range(11)]  # 1, 2, 4 … 1,024, as Part A's
+    assert sorted(part_a["by_size"], key=int) == [str(size) for size in part_a["sizes"]]
+    for key, entry in part_a["by_size"].items():
+        assert entry["size"] == int(key) and entry["calls"] > 0 and entry["per_call_us"] > 0
+        assert entry["per_row_us"] == pytest.approx(entry["per_call_us"] / entry["size"], 1e-3)
     assert found["bits"]["equal"] is True
     race = found["batcher"]
     assert race["rate_per_s"] > 0 and race["arrivals"] > 0
@@ -68,3 +78,19 @@ def test_a_missing_package_is_one_line_naming_it(lab_artifacts):
     assert done.returncode == 2
     assert done.stderr.strip().count("\n") == 0, done.stderr
     assert "sklearn" in done.stderr and "Traceback" not in done.stderr
+
+
+def test_the_simulator_reads_the_saved_file_and_simulates_this_machine(demo_run):
+    done, saved = demo_run
+    assert done.returncode == 0, done.stderr
+    golden = REPO / "tests" / "fixtures" / "golden" / "assets" / "data" / "results.json"
+    sim = simulation.load_simulator()
+    results = json.loads(golden.read_text())
+    mine = json.loads(saved.read_text())
+    text = sim.simulate(results, 32, 2, 1.6, window_s=1.0, machine=mine)
+    assert f"your machine: {mine['machine']['cpu_model']}, {mine['machine']['cores']} cores" in text
+    costs = sim.for_machine(results, mine)  # the saved curve is the simulated model's
+    assert costs["model_sizes"] == mine["part_a"]["sizes"]
+    lab_one_row = results["part_a"]["by_size"]["1"]["per_call_us"]
+    speed = mine["part_a"]["by_size"]["1"]["per_call_us"] / lab_one_row
+    assert costs["sources"]["speed"] == pytest.approx(speed, rel=1e-4)

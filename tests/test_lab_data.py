@@ -12,8 +12,10 @@ import numpy as np
 import pandas as pd
 import pytest
 
-from lab import artifacts, model, shopdata
-from lab.features import FEATURES, features_at
+from lab import paths
+from lab.model import build, shopdata
+from lab.model.feature_names import FEATURES
+from lab.model.features import features_at
 
 MONTH = pd.Timestamp("1997-06-01")
 
@@ -68,8 +70,8 @@ def test_purchases_in_or_after_the_month_never_change_features(index):
 
 
 def test_building_twice_gives_identical_files_and_predictions(tmp_path):
-    first = model.build(tmp_path / "one", echo=lambda line: None)
-    second = model.build(tmp_path / "two", echo=lambda line: None)
+    first = build.build(tmp_path / "one", echo=lambda line: None)
+    second = build.build(tmp_path / "two", echo=lambda line: None)
     assert first["sha256"] == second["sha256"]
     assert first["trees"] > 0 and 0 < first["test_average_precision"] < 1
     rows = np.load(tmp_path / "one" / "test_rows.npy")[:500]
@@ -101,7 +103,7 @@ def test_a_wrong_checksum_is_one_clear_line(tmp_path):
 def test_a_tampered_wheel_is_refused(tmp_path):
     downloads = tmp_path / "downloads"
     downloads.mkdir()
-    wheel = shopdata.fetch_wheel(artifacts.paths.downloads())
+    wheel = shopdata.fetch_wheel(paths.downloads())
     shutil.copyfile(wheel, downloads / wheel.name)
     with open(downloads / wheel.name, "ab") as handle:
         handle.write(b"tampered")

@@ -6,8 +6,9 @@ import http.client
 import json
 import os
 
-from lab.launcher import Launcher
-from lab.serviceproc import ServiceProcess
+from lab.service.batcher import NO_BATCHES
+from lab.service.launcher import Launcher
+from lab.service.process import ServiceProcess
 
 IDS = [1, 2, 17, 23570]
 
@@ -33,9 +34,10 @@ def test_launched_services_are_fresh_pinned_and_bit_equal_to_exec_started_ones()
         for _ in range(2):
             with launcher.service("queue", 32, 2.0, cpu=1) as service:
                 assert os.sched_getaffinity(service.pid) == {1}
-                assert service.batches() == {"size": [], "first_wait_us": []}  # fresh batcher
+                assert service.batches() == NO_BATCHES  # a fresh batcher
                 assert probabilities(service.port) == expected
-                assert sum(service.batches()["size"]) == len(IDS)
+                batches = service.batches()
+                assert sum(batches["size"]) == batches["rows_scored"] == len(IDS)
                 pids.append(service.pid)
             assert not os.path.exists(f"/proc/{pids[-1]}")  # stopped and reaped
         assert pids[0] != pids[1]

@@ -1,7 +1,8 @@
 """The open-loop client against the real service (ServiceProcess), with tiny windows.
 
-Low rate: latencies near the service time. Well above S: a queue forms, the client records
-it (latency grows through the window) instead of slowing down. A service killed mid-run
+Low rate: latencies near the service time, every answer checked to the bit. Well above S:
+a queue forms, the client records it (latency grows through the window) instead of slowing
+down. An expected score one bit off is counted as a differing answer. A service killed mid-run
 makes the client fail loudly; a service that stops answering leaves requests recorded as
 never answered. Also the response parser on real response bytes, cut in pieces.
 
@@ -18,11 +19,14 @@ import time
 import numpy as np
 import pytest
 
-from lab import arrivals, artifacts, closedloop, httpclient
-from lab.openloop import run_open_loop
+from lab.load import arrivals, closedloop, httpclient
+from lab.load.openloop import run_open_loop
+from lab.model import artifacts
+from lab.model import expected as expected_scores
 from lab.paths import REPO
 from lab.rawformat import codec
-from lab.serviceproc import ServiceProcess
+from lab.service.process import ServiceProcess
+from lab.service.server_timing import server_timing_moments
 
 pytestmark = pytest.mark.slow
 
@@ -35,6 +39,7 @@ COLUMNS = {
     "ready_us": np.uint32,
     "queued_us": np.uint32,
     "model_us": np.uint32,
+    "call_us": np.uint32,
 }
 
 
@@ -90,7 +95,13 @@ def test_cli_at_a_low_rate_answers_everything_near_the_service_time(service, tmp
     assert np.all(columns["latency_us"] >= columns["send_lag_us"])
     assert np.all(columns["latency_us"] >= columns["model_us"])
     assert np.all(columns["model_us"] > 0)
+    assert np.all((columns["call_us"] > 0) & (columns["call_us"] <= columns["model_us"]))
     assert stats["client_cpu_us_per_request"] > 0
+    # Every answer was checked to the bit against the customer's single-row score.
+    assert stats["answers_compared"] == stats["requests"] and stats["answers_differing"] == 0
+    # An answer's time is its arrival in the client's socket, before the client read it.
+    assert stats["answer_clock"] == "kernel receive timestamp"
+    assert stats["answer_read_lag_us_p50"] >= 0
 
 
 def test_well_above_saturation_latency_grows_and_the_client_keeps_its_schedule(
@@ -119,6 +130,26 @@ def test_well_above_saturation_latency_grows_and_the_client_keeps_its_schedule(
     assert stats["waited_for_connection"] > 0
     assert np.all(latency >= columns["send_lag_us"])
     assert stats["drain_s_used"] > 0.1
+
+
+@pytest.mark.parametrize("setting", [("none", 0, 0.0), ("queue", 32, 0.0), ("queue", 8, 2.0)])
+def test_every_answer_is_checked_to_the_bit_and_a_difference_is_counted(
+    setting, request_ids, start_service
+):
+    service = start_service(*setting)
+    schedule = arrivals.poisson_arrivals(300.0, 1.0, seed=17)
+    customers = arrivals.customers_for_run(request_ids, 17, len(schedule))
+    expected = expected_scores.for_customers(customers).copy()
+    # Two expectations made one bit off: exactly those two answers must count as differing.
+    changed = [3, len(schedule) - 2]
+    expected[changed] = np.nextafter(expected[changed], 2.0)
+    columns, stats = run_open_loop(
+        service.host, service.port, schedule, customers, window_s=1.0, expected=expected
+    )
+    assert stats["answered"] == stats["answers_compared"] == len(schedule)
+    assert stats["answers_differing"] == 2 and stats["answers_differing_first"] == changed
+    if setting[1] > 1:
+        assert stats["answers_compared"] > 0 and columns["batch_size"].max() >= 1
 
 
 def test_a_service_killed_mid_run_makes_the_client_fail_loudly(request_ids):
@@ -185,7 +216,7 @@ def test_a_response_in_pieces_is_read_once_complete(cuts):
     (answer,) = outcome
     _, _, status, timing, body = answer
     assert status == 200 and body == b'{"customer_id": 5, "probability": 0.5}'
-    assert httpclient.server_timing_moments(timing) == (51, 2, 412, 3)
+    assert server_timing_moments(timing) == (51, 2, 412, 3, 0)
 
 
 def test_bytes_beyond_one_answer_are_a_loud_error():
@@ -201,4 +232,6 @@ def test_a_response_without_content_length_is_a_loud_error():
 
 
 def test_server_timing_without_moments_reads_as_zeros():
-    assert httpclient.server_timing_moments(b"") == (0, 0, 0, 0)
+    assert server_timing_moments(b"") == (0, 0, 0, 0, 0)
+    with_call = b'ready;dur=0.051, queued;dur=0, model;dur=0.412, call;dur=0.405, batch;desc="1"'
+    assert server_timing_moments(with_call) == (51, 0, 412, 1, 405)

@@ -9,9 +9,9 @@ import sys
 
 import numpy as np
 
-from lab import artifacts
-from lab.bitcheck import bit_check, same_bits
 from lab.design import BIT_SIZES, PART_A_SIZES
+from lab.model import artifacts
+from lab.model.bitcheck import bit_check, same_bits
 from lab.rawformat import codec
 
 BASE_KEYS = {

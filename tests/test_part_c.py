@@ -14,12 +14,17 @@ import sys
 import numpy as np
 import pytest
 
-from lab import artifacts, part_c, paths
-from lab.arrivals import customers_for_run
+from lab import paths
+from lab.load.arrivals import customers_for_run
+from lab.model import artifacts
+from lab.model.scoring import score
+from lab.model.store import FeatureStore
+from lab.parts.part_c.breakdown import alignment_checks
+from lab.parts.part_c.client import run_session, session_record
+from lab.parts.part_c.methods import LOOP
+from lab.parts.part_c.scores import batch_scores, bit_mismatches, bits_digest
 from lab.rawformat import codec
-from lab.scoring import score
-from lab.serviceproc import ServiceProcess
-from lab.store import FeatureStore
+from lab.service.process import ServiceProcess
 
 RECORDS = 300
 SEED = 7
@@ -31,14 +36,14 @@ def session():
     """One measured client session with small N against a fresh real service."""
     customer_ids = customers_for_run(artifacts.request_ids(), SEED, RECORDS)
     with ServiceProcess() as service:
-        measured = part_c.run_session(service.port, customer_ids, SEED, SMALL_REPS)
+        measured = run_session(service.port, customer_ids, SEED, SMALL_REPS)
     return measured
 
 
 @pytest.fixture(scope="module")
 def record(session):
     """(meta, columns) of that session, as the raw file holds them."""
-    return part_c.session_record(session, SEED)
+    return session_record(session, SEED)
 
 
 def bits(values) -> np.ndarray:
@@ -54,7 +59,7 @@ def inprocess_scores(customer_ids) -> np.ndarray:
 
 
 def test_every_chunk_size_is_timed_once_with_the_loop(session):
-    assert sorted(session.order) == [part_c.LOOP, 1, 10, 100, RECORDS]
+    assert sorted(session.order) == [LOOP, 1, 10, 100, RECORDS]
     assert [t.chunk for t in session.timed] == session.order
 
 
@@ -85,9 +90,9 @@ def test_a_one_ulp_difference_is_a_mismatch():
     scores = np.array([0.25, 0.5, 0.125])
     nudged = scores.copy()
     nudged[1] = np.nextafter(nudged[1], 1.0)
-    assert part_c.bit_mismatches(scores, scores) == 0
-    assert part_c.bit_mismatches(nudged, scores) == 1
-    assert part_c.bits_digest(nudged) != part_c.bits_digest(scores)
+    assert bit_mismatches(scores, scores) == 0
+    assert bit_mismatches(nudged, scores) == 1
+    assert bits_digest(nudged) != bits_digest(scores)
 
 
 def test_a_swapped_or_dropped_slot_scores_nothing():
@@ -95,17 +100,15 @@ def test_a_swapped_or_dropped_slot_scores_nothing():
     good = [{"customer_id": c, "probability": 0.1 * c, "error": None} for c in (11, 12, 13)]
     swapped = [good[1], good[0], good[2]]
     body = json.dumps({"predictions": swapped}).encode()
-    assert np.isnan(part_c.batch_scores([body], ids, 3)).tolist() == [True, True, False]
+    assert np.isnan(batch_scores([body], ids, 3)).tolist() == [True, True, False]
     dropped = json.dumps({"predictions": good[:2]}).encode()
-    assert np.isnan(part_c.batch_scores([dropped], ids, 3)).all()
-    assert not np.isnan(
-        part_c.batch_scores([json.dumps({"predictions": good}).encode()], ids, 3)
-    ).any()
+    assert np.isnan(batch_scores([dropped], ids, 3)).all()
+    assert not np.isnan(batch_scores([json.dumps({"predictions": good}).encode()], ids, 3)).any()
 
 
 def test_chunk_calls_cover_every_record_once(record):
     _, columns = record
-    for chunk in [part_c.LOOP, 1, 10, 100, RECORDS]:
+    for chunk in [LOOP, 1, 10, 100, RECORDS]:
         mine = columns["call_chunk"] == chunk
         assert columns["call_records"][mine].sum() == RECORDS
         assert (columns["call_status"][mine] == 200).all()
@@ -138,8 +141,6 @@ def test_an_example_with_a_dropped_slot_is_not_aligned(session):
     del answer["predictions"][1]  # a service that silently drops the unknown customer
     broken["response_body"] = json.dumps(answer)
     sent = json.loads(broken["request_body"])["records"]
-    from lab.part_c_breakdown import alignment_checks
-
     checks = alignment_checks(sent, broken["record_kinds"], broken)
     assert not all(checks.values())
 

@@ -15,16 +15,25 @@ from pathlib import Path
 
 import pytest
 
-from generator import report, report_explorer
+from generator import report, report_explorer, report_simulation, whatif
 
 FIXTURE = Path(__file__).resolve().parent / "fixtures"
 ROOT = FIXTURE.parents[1]
 RAW = FIXTURE / "raw"
 GOLDEN_RESULTS = FIXTURE / "golden" / "assets" / "data" / "results.json"
+WHATIFS = ROOT / "site_src" / "whatifs.json"
 
 
 def golden() -> dict:
-    return json.loads(GOLDEN_RESULTS.read_text())
+    """The golden results with the simulator's table read in (an altered copy written
+    elsewhere then carries it inline)."""
+    return report.with_table(json.loads(GOLDEN_RESULTS.read_text()), GOLDEN_RESULTS)
+
+
+def worst_p99_cell(results: dict) -> dict:
+    """The simulated cell with the worst p99 error: the report always simulates it again."""
+    worst = results["simulation"]["summary"]["p99_ms"]
+    return results["simulation"]["settings"][worst["worst_setting"]]["rates"][worst["worst_rate"]]
 
 
 def first_cell(results: dict) -> tuple[str, str]:
@@ -142,6 +151,78 @@ ALTERATIONS = {
         "guesses/1/high",
     ),
     "keeps-up share": (lambda r: r["design"], "keeps_up_share", lambda v: 0.9, "keeps_up_share"),
+    "first wait of batches that did not fill": (
+        lambda r: r["waits"]["by_setting"]["B=32 W=2"],
+        "overshoot_unfilled_us",
+        scale,
+        "waits/by_setting/B=32 W=2/overshoot_unfilled_us",
+    ),
+    "best setting's runner-up": (
+        lambda r: r["best"]["by_rate"]["0.5"],
+        "runner_up",
+        lambda v: "none" if v != "none" else "B=1 W=0",
+        "best/by_rate/0.5/runner_up",
+    ),
+    "Part C p99": (
+        lambda r: r["part_c"]["breakdown"]["batch"],
+        "round_trip_us_p99",
+        scale,
+        "part_c/breakdown/batch/round_trip_us_p99",
+    ),
+    "a picture's number": (
+        lambda r: r["pictures"]["clump_check"],
+        "all_mean",
+        lambda v: [x * 1.01 for x in v],
+        "pictures/clump_check/all_mean",
+    ),
+    "Part A oddity": (
+        lambda r: r["figures"]["part_a_runs_2_rows_below_1"],
+        "value",
+        lambda v: v + 1,
+        "figure part_a_runs_2_rows_below_1",
+    ),
+    "client CPU per request": (
+        lambda r: r["saturation"],
+        "client_cpu_us_per_request",
+        scale,
+        "saturation/client_cpu_us_per_request",
+    ),
+    "simulator's calibration": (
+        lambda r: r["simulation"]["calibration"],
+        "answer_us",
+        scale,
+        "simulation/calibration/answer_us",
+    ),
+    "a simulated cell simulated again": (
+        worst_p99_cell,
+        "p50_ms",
+        scale,
+        "simulation/settings/",
+    ),
+    "a simulated cell's keeps-up": (
+        worst_p99_cell,
+        "keeps_up_seeds",
+        lambda v: v - 1,
+        "/keeps_up_seeds",
+    ),
+    "a simulated error": (
+        lambda r: r["simulation"]["settings"]["none"]["rates"]["2"]["error"],
+        "throughput",
+        lambda v: v + 0.01,
+        "simulation none at 2 error throughput",
+    ),
+    "the simulator's summary": (
+        lambda r: r["simulation"]["summary"]["p50_ms"],
+        "median_abs_error",
+        scale,
+        "simulation summary p50_ms median_abs_error",
+    ),
+    "where the simulator is worst": (
+        lambda r: r["simulation"]["summary"]["p99_ms"],
+        "worst_rate",
+        lambda v: "0.5" if v != "0.5" else "1",
+        "simulation summary p99_ms worst at",
+    ),
     "Part C stages": (
         lambda r: r["part_c"]["breakdown"]["batch"],
         "stages",
@@ -235,7 +316,8 @@ def test_no_explorer_yet_is_skipped(tmp_path):
 def test_the_report_shares_no_arithmetic_with_the_build():
     """The report's modules import none of the build's modules (stats, results, figures …)."""
     shared = {"stats", "verdicts", "results", "figures", "load", "build", "charts", "pages"}
-    for module in ("report", "report_figures", "report_explorer"):
+    shared |= {"simulation", "simulation_cache", "whatif", "charts_simulation"}
+    for module in ("report", "report_figures", "report_explorer", "report_simulation"):
         tree = ast.parse((ROOT / "generator" / f"{module}.py").read_text())
         for node in ast.walk(tree):
             if isinstance(node, ast.ImportFrom) and node.module == "generator":
@@ -243,3 +325,16 @@ def test_the_report_shares_no_arithmetic_with_the_build():
             if isinstance(node, ast.ImportFrom | ast.Import):
                 names = [getattr(node, "module", None) or ""] + [a.name for a in node.names]
                 assert not any(n.startswith(f"generator.{s}") for n in names for s in shared)
+
+
+def test_the_report_runs_the_what_ifs_again_and_names_an_altered_answer():
+    results = golden()
+    sim = report_simulation.load_simulator()
+    results["simulation"]["examples"] = whatif.examples(results, WHATIFS, sim)
+    checked = report.Checker()
+    assert report_simulation.check_examples(sim, results, checked) == 2
+    assert checked.count == 4  # each example's text and its S
+    gpu = results["simulation"]["examples"][1]
+    gpu["text"] = gpu["text"].replace("keeps up: yes", "keeps up: no", 1)
+    with pytest.raises(report.Disagreement, match="what-if gpu text"):
+        report_simulation.check_examples(sim, results, report.Checker())

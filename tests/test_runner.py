@@ -13,6 +13,7 @@ import time
 
 import pytest
 
+from lab import design
 from lab.rawformat import codec
 
 CAMPAIGN = "tiny-test"
@@ -76,6 +77,17 @@ def test_killed_twice_then_resumed_gives_every_run_exactly_once(tmp_path):
                          for m in timed)  # fmt: skip
     part_b = [codec.read_run(p) for p in finished_runs(tmp_path) if "part_b" in p.name]
     assert part_b and all(len(cols["latency_us"]) > 0 for _, cols in part_b)
+    # The campaign describes itself (tests/test_campaign_description.py has the details).
+    header = json.loads((tmp_path / CAMPAIGN / "campaign.json").read_text())
+    assert header["guesses"]["items"] == [dict(guess) for guess in design.GUESSES]
+    assert header["rules"]["keeps_up_share"] == design.KEEPS_UP_SHARE
+    assert header["description_version"] == 1
+    # The runner got every batch of each run from /batches: together they hold every answer.
+    queued = [(meta, cols) for meta, cols in part_b if meta["setting"]["batcher"] == "queue"]
+    assert queued
+    for meta, cols in queued:
+        assert meta["client"]["non_200"] == 0
+        assert int(cols["batches_size"].sum()) == meta["client"]["answered"]
 
 
 def test_a_campaign_from_another_machine_is_refused(tmp_path):

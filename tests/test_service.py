@@ -13,8 +13,9 @@ from concurrent.futures import ThreadPoolExecutor
 
 import pytest
 
-from lab.server_timing import parse_server_timing
-from lab.serviceproc import ServiceProcess
+from lab.service.batcher import NO_BATCHES
+from lab.service.process import ServiceProcess
+from lab.service.server_timing import parse_server_timing
 
 SETTINGS = [("none", 0, 0.0), ("queue", 1, 0.0), ("queue", 32, 0.0), ("queue", 32, 2.0)]
 CONCURRENT = 1000
@@ -119,11 +120,15 @@ def test_1000_at_once_each_request_gets_its_own_customers_score(service, expecte
     new_sizes = after["size"][len(before["size"]) :]
     assert len(after["size"]) == len(after["first_wait_us"])
     if service.batcher == "none":
-        assert after == {"size": [], "first_wait_us": []}
+        assert after == NO_BATCHES
         assert set(sizes_seen) == {1}
         return
     # Every request was scored in exactly one batch, and no batch went over the cap.
     assert sum(new_sizes) == CONCURRENT
+    # /batches lists every batch made so far, with totals that agree.
+    assert after["records_dropped"] == 0
+    assert after["batches_made"] == len(after["size"])
+    assert after["rows_scored"] == sum(after["size"])
     assert max(new_sizes) <= service.max_batch
     assert max(sizes_seen) <= service.max_batch
     assert all(wait >= 0 for wait in after["first_wait_us"])

@@ -12,8 +12,8 @@ import numpy as np
 import pytest
 from fastapi.testclient import TestClient
 
-from lab.server_timing import parse_server_timing
-from lab.service import create_app
+from lab.service.app import create_app
+from lab.service.server_timing import parse_server_timing
 
 
 class FailsOnOneRow:

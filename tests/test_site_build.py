@@ -35,8 +35,10 @@ NAV_PAGES = [
     "handler/index.html",
     "batch-route/index.html",
     "explorer/index.html",
+    "simulator/index.html",
     "guesses/index.html",
     "limits/index.html",
+    "takeaways/index.html",
     "run-it/index.html",
 ]
 
@@ -79,6 +81,9 @@ def test_the_explorer_and_its_data_ship_with_the_site(site):
     assert shipped.read_bytes() == (ROOT / "site_src/explorer/explorer.py").read_bytes()
     assert (site / "assets" / "data" / "results.json").is_file()
     assert "data-explorer" in (site / "explorer" / "index.html").read_text()
+    simulator = site / "assets" / "explorer" / "simulate.py"  # and the simulator, with its check
+    assert simulator.read_bytes() == (ROOT / "site_src/explorer/simulate.py").read_bytes()
+    assert (site / "assets" / "data" / "simulation.json").is_file()
 
 
 def test_reference_facts_are_filled_in_and_no_mark_is_left(site):
@@ -89,7 +94,9 @@ def test_reference_facts_are_filled_in_and_no_mark_is_left(site):
 
 
 def test_pages_name_their_campaign_and_machine(site):
-    for page in ["index.html", "part-a/index.html", "part-b/index.html", "explorer/index.html"]:
+    pages = ["index.html", "part-a/index.html", "part-b/index.html", "explorer/index.html",
+             "simulator/index.html"]  # fmt: skip
+    for page in pages:
         assert "Where these numbers come from" in (site / page).read_text(), page
 
 

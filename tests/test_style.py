@@ -1,8 +1,11 @@
-"""The code is ruff-clean (lint and format), as `make check` demands.
+"""The code is ruff-clean (lint and format), as `make check` demands, and the lab's imports
+sit at the top of its modules (none hidden in a function to dodge a circle; the import
+rules themselves are `make check`'s import-linter contracts in pyproject.toml).
 
 Run: `.venv/bin/pytest tests/test_style.py`.
 """
 
+import ast
 import subprocess
 import sys
 
@@ -22,3 +25,17 @@ def test_ruff_lint_is_clean():
 def test_ruff_format_is_clean():
     done = ruff("format", "--check", ".")
     assert done.returncode == 0, done.stdout + done.stderr
+
+
+def test_the_lab_imports_at_the_top_of_its_modules():
+    hidden = []
+    for path in sorted((REPO / "lab").rglob("*.py")):
+        tree = ast.parse(path.read_text())
+        for function in ast.walk(tree):
+            if isinstance(function, ast.FunctionDef | ast.AsyncFunctionDef):
+                hidden += [
+                    f"{path.relative_to(REPO)}:{node.lineno}"
+                    for node in ast.walk(function)
+                    if isinstance(node, ast.Import | ast.ImportFrom)
+                ]
+    assert not hidden, hidden

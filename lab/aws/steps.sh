@@ -2,17 +2,18 @@
 # The lab's full campaign on a rented AWS EC2 c7g.medium (Graviton, 1 vCPU, arm64), one step
 # at a time. Run from anywhere: `lab/aws/steps.sh STEP` (`lab/aws/steps.sh --help` lists the
 # steps in order). Each step keeps its ids in a small state file, so steps can be run from
-# separate terminals; `teardown` deletes everything the steps made. See lab/aws/README.md.
+# separate terminals; `teardown` deletes everything the steps made. The state file, the
+# private key, the box's host keys and the data checksums live in a private folder outside
+# any git work tree (${XDG_STATE_HOME:-~/.local/state}/batching-lab/). See lab/aws/README.md.
 set -euo pipefail
 
 SCRIPT_DIR=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
 REPO=$(cd "$SCRIPT_DIR/../.." && pwd)
-STATE_FILE=${AWS_STATE_FILE:-$SCRIPT_DIR/.state}
-STATE_DIR=$(dirname "$STATE_FILE")
-KNOWN_HOSTS=$STATE_FILE.known_hosts
-SUMS_LOCAL=$STATE_FILE.data-sha256.local
-SUMS_BOX=$STATE_FILE.data-sha256.box
 DATA_HOME=${LAB_HOME:-$REPO/.cache/lab}
+# Where the state file was kept before it moved out of the repository (moved on first use).
+OLD_STATE_FILE=$SCRIPT_DIR/.state
+# Set by locate_state once the step is known.
+STATE_FILE='' STATE_DIR='' DEFAULT_STATE_DIR='' KNOWN_HOSTS='' SUMS_LOCAL='' SUMS_BOX=''
 
 DEFAULT_REGION=us-east-1
 TAG_KEY=course
@@ -51,7 +52,9 @@ Runs the lab's full campaign on one rented AWS EC2 $INSTANCE_TYPE. Run the steps
 
 Environment:
   AWS_REGION      region (default $DEFAULT_REGION; fixed by the first step in the state file)
-  AWS_STATE_FILE  state file (default lab/aws/.state)
+  AWS_STATE_FILE  state file (default \${XDG_STATE_HOME:-~/.local/state}/batching-lab/state);
+                  it, the private key and the box's host keys must be outside any git work
+                  tree: a state file inside one is refused
   MY_IP           your public IPv4 address, for \`access\`
   AMI_ID          an arm64 image to use instead of the Ubuntu 24.04 SSM parameter
   BOX_USER        login name on the image (default ubuntu)
@@ -68,6 +71,86 @@ die() {
     exit 1
 }
 
+# --- where the state lives: a private folder outside any git work tree ---------------------
+
+# git_work_tree PATH: print the git work tree PATH is in (symlinks resolved); fail if none.
+git_work_tree() {
+    local dir=$1
+    while [[ ! -d $dir ]]; do dir=$(dirname "$dir"); done
+    dir=$(cd -P "$dir" && pwd -P)
+    while true; do
+        # .git is a folder in a clone and a file in a worktree or submodule.
+        if [[ -e $dir/.git ]]; then
+            printf '%s\n' "$dir"
+            return 0
+        fi
+        [[ $dir != / ]] || return 1
+        dir=$(dirname "$dir")
+    done
+}
+
+# refuse_git_work_tree PATH WHAT: stop if PATH is inside a git work tree, whoever chose it.
+refuse_git_work_tree() {
+    local top fix
+    top=$(git_work_tree "$1") || return 0
+    if [[ -n ${AWS_STATE_FILE:-} ]]; then
+        fix="point AWS_STATE_FILE at a file outside any git folder, or unset it to use $DEFAULT_STATE_DIR"
+    else
+        fix="set AWS_STATE_FILE (or XDG_STATE_HOME) to a place outside any git folder"
+    fi
+    die "refusing to keep $2 at $1: that is inside the git work tree $top, where one \`git add\` would commit the private key that opens the box; $fix"
+}
+
+locate_state() {
+    local state_home=${XDG_STATE_HOME:-}
+    # The XDG rule: a relative XDG_STATE_HOME is ignored.
+    if [[ $state_home != /* ]]; then
+        [[ -n ${HOME:-} ]] || die "HOME is not set: set AWS_STATE_FILE to a file outside any git folder"
+        state_home=$HOME/.local/state
+    fi
+    DEFAULT_STATE_DIR=$state_home/batching-lab
+    STATE_FILE=${AWS_STATE_FILE:-$DEFAULT_STATE_DIR/state}
+    [[ $STATE_FILE == /* ]] || STATE_FILE=$PWD/$STATE_FILE
+    STATE_DIR=$(dirname "$STATE_FILE")
+    KNOWN_HOSTS=$STATE_FILE.known_hosts
+    SUMS_LOCAL=$STATE_FILE.data-sha256.local
+    SUMS_BOX=$STATE_FILE.data-sha256.box
+    refuse_git_work_tree "$STATE_FILE" "the state file"
+    [[ ! -L $STATE_FILE ]] || die "the state file $STATE_FILE is a symbolic link; use a plain file"
+    if [[ -z ${AWS_STATE_FILE:-} && -f $OLD_STATE_FILE ]]; then
+        move_old_state
+    fi
+}
+
+# The private folder, mode 700 (its parents get the usual mode).
+make_state_dir() {
+    [[ -d $STATE_DIR ]] && return 0
+    mkdir -p "$(dirname "$STATE_DIR")"
+    mkdir -m 700 "$STATE_DIR"
+}
+
+# Earlier versions kept the state and the key in lab/aws/, inside the repository: move them
+# out, so a campaign started with them can still be torn down.
+move_old_state() {
+    [[ ! -e $STATE_FILE ]] ||
+        die "two state files: $OLD_STATE_FILE (from an older steps.sh) and $STATE_FILE. Tear one down with AWS_STATE_FILE pointing at it, after moving it out of the repository"
+    local key_file suffix
+    make_state_dir
+    key_file=$(sed -n 's/^KEY_FILE=//p' "$OLD_STATE_FILE" | tail -n 1)
+    if [[ -n $key_file && -f $key_file && $(dirname "$key_file") == "$SCRIPT_DIR" ]]; then
+        mv "$key_file" "$STATE_DIR/"
+        { grep -v '^KEY_FILE=' "$OLD_STATE_FILE" || true; } >"$OLD_STATE_FILE.tmp.$$"
+        printf 'KEY_FILE=%s\n' "$STATE_DIR/$(basename "$key_file")" >>"$OLD_STATE_FILE.tmp.$$"
+        mv "$OLD_STATE_FILE.tmp.$$" "$OLD_STATE_FILE"
+    fi
+    for suffix in .known_hosts .data-sha256.local .data-sha256.box; do
+        [[ ! -f $OLD_STATE_FILE$suffix ]] || mv "$OLD_STATE_FILE$suffix" "$STATE_FILE$suffix"
+    done
+    mv "$OLD_STATE_FILE" "$STATE_FILE"
+    chmod 600 "$STATE_FILE"
+    say "moved the state file${key_file:+ and the private key} out of the repository into $STATE_DIR"
+}
+
 # --- the state file: KEY=value lines, read without sourcing it -----------------------------
 
 state_get() {
@@ -78,7 +161,7 @@ state_get() {
 state_set() {
     local key=$1 value=$2 tmp
     [[ $value != *$'\n'* ]] || die "internal: $key has a newline"
-    mkdir -p "$STATE_DIR"
+    make_state_dir
     tmp=$STATE_FILE.tmp.$$
     (
         umask 077
@@ -198,6 +281,7 @@ step_access() {
     name=batching-lab-$(date -u +%Y%m%d-%H%M%S)
     key_file=$STATE_DIR/$name.pem
     [[ ! -e $key_file ]] || die "$key_file already exists"
+    refuse_git_work_tree "$key_file" "the private key"
 
     material=$(aws_ ec2 create-key-pair --key-name "$name" --key-type ed25519 \
         --tag-specifications "ResourceType=key-pair,Tags=[{Key=$TAG_KEY,Value=$TAG_VALUE}]" \
@@ -520,11 +604,20 @@ step_teardown() {
     key_file=$(state_get KEY_FILE)
     [[ -z $key_file ]] || rm -f "$key_file"
     rm -f "$KNOWN_HOSTS" "$SUMS_LOCAL" "$SUMS_BOX" "$STATE_FILE"
+    # The default folder goes too once empty (a folder named by AWS_STATE_FILE stays).
+    if [[ $STATE_DIR == "$DEFAULT_STATE_DIR" ]]; then
+        rmdir "$STATE_DIR" 2>/dev/null || true
+    fi
     say "everything the steps made in $REGION is deleted, including the key file and $STATE_FILE"
 }
 
 STEP=${1:-}
 [[ $# -le 1 ]] || die "takes one argument, the step name (see --help)"
+case $STEP in
+check | access | launch | wait | copy | quiet | start | watch | demo | fetch | teardown)
+    locate_state
+    ;;
+esac
 case $STEP in
 check) step_check ;;
 access) step_access ;;

@@ -19,13 +19,11 @@ from pathlib import Path
 
 import numpy as np
 
+from lab.rawformat.errors import RawFileError
+
 FORMAT = "batching-lab-run/2"
 SUFFIX = ".run.zip"
 FIXED_DATE = (1980, 1, 1, 0, 0, 0)  # zip member dates: the same values give the same bytes
-
-
-class RawFileError(Exception):
-    """A raw file that cannot be read; the message names the file and what is wrong."""
 
 
 def to_planes(array: np.ndarray) -> bytes:

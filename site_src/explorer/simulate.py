@@ -4,21 +4,24 @@ Standard library only: it runs unchanged in CPython and in the reader's browser 
 imports nothing of the project. Use:
         import json, simulate
         results = json.load(open("docs/assets/data/results.json"))
+        results = simulate.with_table(results, "docs/assets/data")  # the validation, for notes
         print(simulate.simulate(results, 32, 2, 1.6))          # B=32 W=2 at 1.6 × S
     python site_src/explorer/simulate.py --results docs/assets/data/results.json \
-        --max-batch 32 --max-wait-ms 2 --rate 1.6 [--seed 0]
+        --max-batch 32 --max-wait-ms 2 --rate 1.6 [--seed 0] [--machine my-demo.json]
+Your own machine: `simulate(results, 32, 2, 1.6, machine=json.load(open("my-demo.json")))`
+with a file from `python -m lab demo --save my-demo.json` (`read_demo` checks it).
 Checked against every measured Part B cell by `python -m generator.simulation`.
 
 The machine: one core shared by two processes, every cost in µs of that core.
   * The client (lab/openloop.py) wakes at each scheduled arrival (Poisson, seeded) and sends
     (`client_send_us`); it reads each answer (`client_receive_us`). Oldest first.
-  * The service is one uvloop event loop (lab/service.py). Each iteration runs the callbacks
+  * The service is one uvloop event loop (lab/service/app.py). Each iteration runs the callbacks
     that were ready when it began, then polls the sockets (each request the client has sent
     becomes a handler callback for the next iteration), then runs due timers. With nothing
     to do it sleeps in epoll until a request comes or its timer is due.
   * A handler costs `handler_before_us` (uvicorn, FastAPI, parse, feature lookup). Mode none:
     the same callback scores the row (`model_us` at 1 row) and answers (`answer_us`).
-  * Queue mode follows lab/batcher.py step by step: a submit sets the batcher's event when B
+  * Queue mode follows lab/service/batcher.py step by step: a submit sets the batcher's event when B
     rows wait or W = 0, else the first row arms a timer; the batcher callback takes up to B
     rows, calls the model once (`model_us` at that size, piecewise linear between measured
     sizes), plans the leftovers and yields (sleep(0)); each answer is its own callback.
@@ -35,6 +38,7 @@ part_c)`, which never sees Part B: Part B is what the simulator is checked again
 import argparse
 import json
 import math
+import os
 import random
 import sys
 from collections import deque
@@ -70,6 +74,16 @@ ASSUMED = [
     f"{TIMER_SLACK_US:g} µs late (its default timer slack)",
     f"the scheduler switches at a {TICK_US / MS:g} ms tick once the running process has "
     f"used a {SLICE_US / MS:g} ms slice, or when it sleeps",
+]
+
+
+# What a reader's demo file cannot tell, said plainly (printed with every answer for it).
+MACHINE_ASSUMED = [
+    "the service adds to your model call what it adds on the lab's machine "
+    "(the lab's in-service model time against its Part A, the same straight line)",
+    "everything outside the model (client, uvicorn, FastAPI, the handler) is faster or slower "
+    "than on the lab's core by the same factor as your one-row model call",
+    "your core's timers and scheduler behave like the lab's",
 ]
 
 
@@ -174,7 +188,10 @@ def calibrate(part_a: dict, saturation: dict, part_c: dict) -> dict:
 
 def with_costs(costs: dict, per_call_us=None, per_row_us=None, overhead_us=None) -> dict:
     """The same machine with another model (per call + per row × rows) or another total cost
-    per request outside the model (`overhead_us`, shared in the calibrated proportions)."""
+    per request outside the model (`overhead_us`, shared in the calibrated proportions).
+    S becomes that machine's: 10⁶ / its time per request with no batching."""
+    if per_call_us is None and per_row_us is None and overhead_us is None:
+        return costs
     changed = dict(costs)
     if (per_call_us is None) != (per_row_us is None):
         raise ValueError("give both per_call_us and per_row_us, or neither")
@@ -190,7 +207,84 @@ def with_costs(costs: dict, per_call_us=None, per_row_us=None, overhead_us=None)
         total = sum(costs[part] for part in parts)
         for part in parts:
             changed[part] = costs[part] * overhead_us / total
+    changed["S"] = 1e6 / one_row_us(changed)
     return changed
+
+
+# --- the reader's machine (`python -m lab demo --save FILE`) -------------------------------
+
+DEMO_FORMAT = "batching-lab-demo/1"
+
+
+class DemoFileError(ValueError):
+    """A demo file this simulator cannot use; the message names the field and what it wants."""
+
+
+def demo_field(demo, dotted: str, wanted: str, accept):
+    """demo['a']['b'] for 'a.b' when `accept(value)`, else a DemoFileError naming the field."""
+    value = demo
+    for part in dotted.split("."):
+        if not isinstance(value, dict) or part not in value:
+            raise DemoFileError(f"demo file: {dotted} is missing; it should be {wanted}")
+        value = value[part]
+    if not accept(value):
+        raise DemoFileError(f"demo file: {dotted} is {value!r} ({type(value).__name__}); "
+                            f"it should be {wanted}")  # fmt: skip
+    return value
+
+
+def is_number(value) -> bool:
+    return isinstance(value, int | float) and not isinstance(value, bool) and math.isfinite(value)
+
+
+def read_demo(demo) -> dict:
+    """The demo file's part_a curve and machine facts, checked: {sizes, per_call_us, machine}."""
+    if not isinstance(demo, dict):
+        raise DemoFileError(f"demo file: expected a JSON object, got {type(demo).__name__}")
+    demo_field(demo, "format", f'"{DEMO_FORMAT}"', lambda value: value == DEMO_FORMAT)
+    machine = {
+        "cpu_model": demo_field(demo, "machine.cpu_model", "text", lambda v: isinstance(v, str)),
+        "cores": demo_field(demo, "machine.cores", "a whole number, 1 or more",
+                            lambda v: isinstance(v, int) and not isinstance(v, bool) and v >= 1),
+        "python": demo_field(demo, "machine.python", "text", lambda v: isinstance(v, str)),
+    }  # fmt: skip
+    by_size = demo_field(demo, "part_a.by_size", 'an object {"1": {"per_call_us": …}, …}',
+                         lambda v: isinstance(v, dict) and v)  # fmt: skip
+    for key in by_size:
+        if not (key.isdigit() and int(key) >= 1):
+            raise DemoFileError(f"demo file: part_a.by_size has the key {key!r}; "
+                                "keys should be batch sizes, whole numbers 1 or more")  # fmt: skip
+    demo_field(demo, "part_a.by_size.1", "the one-row call: every machine's S needs it",
+               lambda v: True)  # fmt: skip
+    sizes = sorted(int(key) for key in by_size)
+    per_call_us = [demo_field(demo, f"part_a.by_size.{size}.per_call_us",
+                              "a number of µs per call, more than 0",
+                              lambda v: is_number(v) and v > 0)
+                   for size in sizes]  # fmt: skip
+    return {"sizes": sizes, "per_call_us": [float(value) for value in per_call_us],
+            "machine": machine}  # fmt: skip
+
+
+def for_machine(results: dict, demo) -> dict:
+    """The lab's calibrated machine with the reader's core (a demo file, `python -m lab demo
+    --save FILE`): the model call is the reader's Part A mapped into the service as on the
+    lab's machine, and everything outside the model scales with the one-row call."""
+    found = read_demo(demo)
+    lab = calibrate(results.get("part_a"), results.get("saturation"), results.get("part_c"))
+    model_map = lab["sources"]["model_map"]
+    lab_part_a = [float(results["part_a"]["by_size"][str(size)]["per_call_us"])
+                  for size in lab["model_sizes"]]  # fmt: skip
+    speed = found["per_call_us"][0] / interpolate(lab["model_sizes"], lab_part_a, 1)
+    costs = dict(lab)
+    costs["model_sizes"] = found["sizes"]
+    costs["model_us"] = [max(model_map["slope"] * value + model_map["offset_us"], 0.0)
+                         for value in found["per_call_us"]]  # fmt: skip
+    for part in ("client_send_us", "client_receive_us", "handler_before_us", "answer_us"):
+        costs[part] = lab[part] * speed
+    costs["S"] = 1e6 / one_row_us(costs)
+    costs["sources"] = dict(lab["sources"], machine=found["machine"], speed=round(speed, 5),
+                            assumed=[*ASSUMED, *MACHINE_ASSUMED])  # fmt: skip
+    return costs
 
 
 def model_table(costs: dict, largest: int) -> list:
@@ -256,7 +350,7 @@ def serve(arrivals: list, max_batch: int, max_wait_ms: float, costs: dict, seed:
     now, loop_ms = 0.0, int(phase_us // MS)
     asleep, wake = True, INFINITY  # the service sleeping in epoll, and its timeout
     owner, preempt_at = IDLE, INFINITY
-    timers = 0  # timers armed (W = 0 must leave this at zero, as in lab/batcher.py)
+    timers = 0  # timers armed (W = 0 must leave this at zero, as in lab/service/batcher.py)
     while True:
         client_ready = answers or (sent < count and arrivals[sent] <= now)
         service_ready = not asleep or read < sent or now >= wake
@@ -531,7 +625,7 @@ def nearest_check(results: dict, max_batch: int, max_wait_ms: float, rate: float
     name, key, cell = min(cells, key=distance)
     error = cell.get("error", {})
     labels = {"p50_ms": "p50", "p99_ms": "p99", "throughput": "throughput"}
-    parts = [f"{label} {error[metric] * 100:+.0f}%" for metric, label in labels.items()
+    parts = [f"{label} {error[metric] * 100:+.1f}%" for metric, label in labels.items()
              if error.get(metric) is not None]  # fmt: skip
     agreed = "agreed" if cell.get("keeps_up_agrees") else "disagreed"
     return [
@@ -553,16 +647,17 @@ def baseline(arrival_rate: float, costs: dict, window_s: float, seed: int, share
 
 
 def simulate(results, b, w=0, rate=1, seed=0, window_s=8.0, per_call_us=None,
-             per_row_us=None, overhead_us=None) -> str:  # fmt: skip
+             per_row_us=None, overhead_us=None, machine=None) -> str:  # fmt: skip
     """B=b W=w (b=0: no batching) at rate × S on the lab's calibrated machine, next to no
-    batching on the same arrivals; another model (per_call_us + per_row_us × rows) or another
-    cost outside the model (overhead_us per request) on request. Plain text."""
-    costs = with_costs(
-        calibrate(results.get("part_a"), results.get("saturation"), results.get("part_c")),
-        per_call_us,
-        per_row_us,
-        overhead_us,
-    )
+    batching on the same arrivals; another model (per_call_us + per_row_us × rows), another
+    cost outside the model (overhead_us per request) or the reader's machine (`machine`: a
+    demo file's JSON, `python -m lab demo --save FILE`) on request. S is the simulated
+    machine's. Plain text."""
+    if machine is not None:
+        costs = for_machine(results, machine)
+    else:
+        costs = calibrate(results.get("part_a"), results.get("saturation"), results.get("part_c"))
+    costs = with_costs(costs, per_call_us, per_row_us, overhead_us)
     share = results.get("design", {}).get("keeps_up_share", KEEPS_UP_SHARE)
     arrival_rate = float(rate) * costs["S"]
     mine = run(b, w, arrival_rate, costs, window_s, seed, keeps_up_share=share)
@@ -574,14 +669,33 @@ def simulate(results, b, w=0, rate=1, seed=0, window_s=8.0, per_call_us=None,
         "none on the same arrivals (simulated):",
         *("  " + line for line in describe(plain)),
     ]
-    if per_call_us is not None or overhead_us is not None:
+    if machine is not None:
+        facts = costs["sources"]["machine"]
+        lines.append(f"your machine: {facts['cpu_model']}, {facts['cores']} cores, Python "
+                     f"{facts['python']}; work outside the model takes "
+                     f"{costs['sources']['speed']:.2f} × the lab's time (as your one-row model "
+                     "call does)")  # fmt: skip
+        lines.append("assumed, not measured: " + "; ".join(MACHINE_ASSUMED))
+    if machine is not None or per_call_us is not None or overhead_us is not None:
         outside = one_row_us(costs) - model_table(costs, 1)[1]
         lines.append(f"costs assumed: model {model_table(costs, 1)[1]:,.1f} µs for 1 row, "
                      f"{model_table(costs, 32)[32]:,.1f} µs for 32; {outside:,.1f} µs per "
-                     "request outside the model")  # fmt: skip
+                     f"request outside the model; so S = {costs['S']:,.0f} requests/s")  # fmt: skip
     else:
         lines += nearest_check(results, b, w, float(rate))
     return "\n".join(lines)
+
+
+def with_table(results: dict, folder: str) -> dict:
+    """results.json with its validation table (`simulation.table`, a file beside it: the
+    generator writes the per-cell comparison there to keep results.json small) read in as
+    `simulation.settings`, which the answers' nearest check reads."""
+    section = results.get("simulation") or {}
+    if section.get("table") and "settings" not in section:
+        with open(os.path.join(folder, section["table"]), encoding="utf-8") as file:
+            section = dict(section, settings=json.load(file)["settings"])
+        results = dict(results, simulation=section)
+    return results
 
 
 def main(argv=None) -> int:
@@ -595,15 +709,20 @@ def main(argv=None) -> int:
     parser.add_argument("--per-call-us", type=float, help="another model: µs per call …")
     parser.add_argument("--per-row-us", type=float, help="… plus µs per row")
     parser.add_argument("--overhead-us", type=float, help="another cost outside the model")
+    parser.add_argument("--machine", help="your machine: a file from `python -m lab demo --save`")
     args = parser.parse_args(argv)
-    with open(args.results, encoding="utf-8") as file:
-        results = json.load(file)
     try:
+        with open(args.results, encoding="utf-8") as file:
+            results = with_table(json.load(file), os.path.dirname(os.path.abspath(args.results)))
+        machine = None
+        if args.machine:
+            with open(args.machine, encoding="utf-8") as file:
+                machine = json.load(file)
         text = simulate(
             results, args.max_batch, args.max_wait_ms, args.rate, args.seed,
-            args.window_s, args.per_call_us, args.per_row_us, args.overhead_us,
+            args.window_s, args.per_call_us, args.per_row_us, args.overhead_us, machine,
         )  # fmt: skip
-    except ValueError as error:
+    except (ValueError, OSError) as error:
         print(f"simulate: {error}", file=sys.stderr)
         return 2
     print(text)

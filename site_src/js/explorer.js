@@ -6,34 +6,47 @@
  * the Python call into an editable textarea; Run sends that code to a module Web Worker
  * (explorer-worker.mjs) that runs it in Pyodide and answers with plain text, shown with
  * textContent. Python starts when the page is idle (requestIdleCallback) or on the first
- * Run, whichever comes first. Stop terminates the worker (runaway code) and starts a fresh
- * one. The worker outlives page changes, and the box is mounted again through Material's
- * document$ after every instant navigation.
+ * Run, whichever comes first; on a later visit the worker starts it from the snapshot this
+ * browser saved (see explorer-worker.mjs), and should that start hang, the box ends that
+ * worker and starts one that skips the snapshot. Stop terminates the worker (runaway code)
+ * and starts a fresh one. The worker outlives page changes, and the box is mounted again
+ * through Material's document$ after every instant navigation.
  */
 (function () {
   "use strict";
 
   // This script lives at <site>/assets/js/explorer.js: the worker sits beside it.
   const WORKER_URL = new URL("explorer-worker.mjs", document.currentScript.src);
+  // A start from the saved snapshot takes about half a second; past this, start normally.
+  const SAVED_START_LIMIT_MS = 15000;
 
   const engine = {
     worker: null,
     state: "off", // off | loading | ready | failed
     python: "",
-    pending: new Map(), // run id -> {resolve, reject}
+    pending: new Map(), // run id -> {code, resolve, reject}
     nextId: 1,
     startedAt: 0,
     readyMs: null,
+    start: "", // how Python started: "saved" (this browser's snapshot) or "normal"
+    reason: "", // why not from a saved snapshot (empty when it was)
+    note: "", // a saved start that failed, in words for the status line
+    savedBytes: null, // bytes of the snapshot saved for the next visit
+    notSaved: "", // why it could not be saved
+    phases: null, // when each step of the start ended (ms after the worker began)
+    watchdog: null,
   };
   let box = null; // the mounted box's elements (null when this page has none)
 
   // ---- the worker --------------------------------------------------------------------------
 
-  function startWorker() {
+  function startWorker(url = WORKER_URL) {
     if (engine.worker) return;
     engine.state = "loading";
+    engine.start = engine.reason = engine.note = engine.notSaved = "";
+    engine.savedBytes = engine.phases = null;
     engine.startedAt = performance.now();
-    engine.worker = new Worker(WORKER_URL, { type: "module" });
+    engine.worker = new Worker(url, { type: "module" });
     engine.worker.onmessage = (event) => onWorkerMessage(event.data);
     engine.worker.onerror = (event) => {
       event.preventDefault();
@@ -44,12 +57,22 @@
 
   function onWorkerMessage(message) {
     if (message.type === "status") {
+      if (message.start === "saved") watchSavedStart();
       showStatus(message.text);
     } else if (message.type === "ready") {
+      window.clearTimeout(engine.watchdog);
       engine.state = "ready";
       engine.python = message.python;
       engine.readyMs = performance.now() - engine.startedAt;
+      engine.start = message.start;
+      engine.reason = message.reason;
+      engine.note = message.note;
+      engine.phases = message.phases;
       showStatus();
+    } else if (message.type === "saved") {
+      engine.savedBytes = message.bytes;
+    } else if (message.type === "not-saved") {
+      engine.notSaved = message.text;
     } else if (message.type === "failed") {
       failAll(message.text);
     } else if (message.type === "answer") {
@@ -70,13 +93,32 @@
     startWorker();
     const id = engine.nextId++;
     return new Promise((resolve, reject) => {
-      engine.pending.set(id, { resolve, reject });
+      engine.pending.set(id, { code, resolve, reject });
       engine.worker.postMessage({ type: "run", id, code });
     });
   }
 
+  // A saved start that hangs (a snapshot Pyodide cannot use) must not leave the reader
+  // waiting: end that worker, start one that skips the snapshot, and resend the runs.
+  function watchSavedStart() {
+    const limit = window.explorerSavedStartLimitMs ?? SAVED_START_LIMIT_MS; // tests shorten it
+    window.clearTimeout(engine.watchdog);
+    engine.watchdog = window.setTimeout(() => {
+      if (engine.state !== "loading") return;
+      engine.worker.terminate();
+      engine.worker = null;
+      const url = new URL(WORKER_URL);
+      url.searchParams.set("start", "normal");
+      startWorker(url);
+      for (const [id, waiting] of engine.pending) {
+        engine.worker.postMessage({ type: "run", id, code: waiting.code });
+      }
+    }, limit);
+  }
+
   // Runaway code cannot be interrupted inside the worker: end the worker and start anew.
   function stopWorker() {
+    window.clearTimeout(engine.watchdog);
     if (engine.worker) engine.worker.terminate();
     engine.worker = null;
     engine.state = "off";
@@ -90,7 +132,15 @@
   // ---- the box -----------------------------------------------------------------------------
 
   function statusText() {
-    if (engine.state === "ready") return "Python " + engine.python + " is ready in your browser.";
+    if (engine.state === "ready") {
+      const ready = "Python " + engine.python + " is ready in your browser";
+      if (engine.note) {
+        const why = engine.note[0].toUpperCase() + engine.note.slice(1);
+        return ready + ". " + why + ", so it started the normal way.";
+      }
+      if (engine.start === "saved") return ready + " (started from this browser's saved copy).";
+      return ready + ".";
+    }
     if (engine.state === "loading") return "Loading Python (once per visit)…";
     if (engine.state === "failed") return "Python could not start.";
     return "Python starts when the page is idle, or when you press Run.";
@@ -100,6 +150,7 @@
     if (!box) return;
     box.status.textContent = text || statusText();
     box.root.dataset.engine = engine.state;
+    box.root.dataset.start = engine.start;
   }
 
   function pythonLiteral(choice) {
@@ -197,7 +248,7 @@
     box.code.value = callFromControls();
     showStatus();
     // A benchmark may ask for a cold start on the first click instead of at idle.
-    if (!window.explorerNoIdleStart) whenIdle(startWorker);
+    if (!window.explorerNoIdleStart) whenIdle(() => startWorker());
   }
 
   window.explorerEngine = engine; // read by the benchmark (start-up and answer times)

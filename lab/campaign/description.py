@@ -1,0 +1,71 @@
+"""What a campaign says about itself in campaign.json, beyond its machine and model: the
+design it ran, the rules that judge it, the guesses as they stood when it started (with the
+git commit), and the names the pages use. The generator reads these from the campaign, never
+from today's lab code, so editing lab/design.py later does not change a campaign's verdicts.
+Written once, when the runner creates the campaign (lab/campaign/folder.py).
+"""
+
+from lab.design import (
+    BUSY_RATE,
+    GUESSES,
+    KEEPS_UP_SHARE,
+    QUIET_IDLE_SHARE,
+    QUIET_OTHER_CORE_IDLE_SHARE,
+    QUIET_RATE,
+    TOLD_APART_RULE,
+    TOLD_APART_TEXT,
+    Profile,
+)
+from lab.rawformat.names import rate_key
+from lab.service.server_timing import BATCH_ROUTE_NAMES, PREDICT_NAMES
+
+# Bump when the keys below change shape, so a reader can tell which description it holds.
+DESCRIPTION_VERSION = 1
+
+
+def design_record(profile: Profile) -> dict:
+    """The profile as run: settings, rates, rounds, windows, run counts, quiet tries."""
+    record = {key: value for key, value in vars(profile).items() if key != "settings"}
+    record["settings"] = [setting.as_dict() for setting in profile.settings]
+    record["rate_multiples"] = list(profile.rate_multiples)
+    return record
+
+
+def rules(profile: Profile) -> dict:
+    """The rules the campaign is judged by; the quiet check as this profile ran it."""
+    return {
+        "keeps_up_share": KEEPS_UP_SHARE,
+        "told_apart": {"rule": TOLD_APART_RULE, "text": TOLD_APART_TEXT},
+        "quiet": {
+            "idle_share": QUIET_IDLE_SHARE,
+            "other_core_idle_share": QUIET_OTHER_CORE_IDLE_SHARE,
+            "seconds": profile.quiet_seconds,
+            "tries": profile.quiet_tries,
+        },
+    }
+
+
+def guesses(git_commit: str) -> dict:
+    """The dated guesses exactly as they stand now, and the commit they stand at."""
+    return {"git_commit": git_commit, "items": [dict(guess) for guess in GUESSES]}
+
+
+def names() -> dict:
+    """The names the pages use for the quiet and busy rates and each route's stages."""
+    return {
+        "quiet_rate": rate_key(QUIET_RATE),
+        "busy_rate": rate_key(BUSY_RATE),
+        "predict_stages": list(PREDICT_NAMES),
+        "batch_route_stages": list(BATCH_ROUTE_NAMES),
+    }
+
+
+def description(profile: Profile, git_commit: str) -> dict:
+    """The keys campaign.json holds for the campaign to be judged on its own."""
+    return {
+        "design": design_record(profile),
+        "rules": rules(profile),
+        "guesses": guesses(git_commit),
+        "names": names(),
+        "description_version": DESCRIPTION_VERSION,
+    }

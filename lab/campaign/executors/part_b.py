@@ -1,0 +1,75 @@
+"""Part B's executor: a fresh service with the run's setting and the open-loop client
+(`python -m lab openloop`) at rate × S with the round's seeded arrivals, both pinned to the
+measurement core; the service's batches are added to the client's columns."""
+
+import numpy as np
+
+from lab.campaign.context import Context, RunFailed, RunResult
+from lab.campaign.executors.common import client_columns, quiet, service, watch_core
+from lab.load.arrivals import arrival_seed
+from lab.machine.quiet import load_snapshot
+from lab.model import expected
+from lab.rawformat.names import rate_key
+
+# Part B's per-request durations are kept to 8 significant bits (exact below 256 µs,
+# within 0.4% above), so that a full campaign of ~10 million requests stays under 40 MiB.
+PART_B_LOG8 = ("latency_us", "send_lag_us", "ready_us", "queued_us", "model_us",
+               "batches_first_wait_us")  # fmt: skip
+
+
+def run_part_b(context: Context, run: dict, echo=None) -> RunResult:
+    if not context.saturation_s:
+        raise RunFailed("S is not measured yet: the saturation runs must finish first")
+    # The client checks every answer against these single-row scores; made once (about 10 s,
+    # on the runner's core) so no client computes them on the measurement core.
+    expected.ensure()
+    arrival_rate = run["rate_multiple"] * context.saturation_s
+    seed = arrival_seed(context.campaign, run["round"], run["rate_multiple"])
+    with service(context, run["setting"]) as proc:
+        quiet_record = quiet(context, echo)
+        arguments = [
+            "openloop",
+            "--port",
+            str(proc.port),
+            "--arrival-rate",
+            f"{arrival_rate:.6f}",
+            "--window-s",
+            str(run["window_s"]),
+            "--seed",
+            str(seed),
+            "--drain-s",
+            str(context.profile.drain_s),
+        ]
+        timeout_s = run["window_s"] + context.profile.drain_s + 120
+        with watch_core(context, proc) as watch:
+            client_meta, columns = client_columns(context, arguments, timeout_s, run["run_id"])
+        batches = proc.batches()
+        load_after = load_snapshot(context.cpu)
+    # The model call alone stays in the client's own file: one more per-request column would
+    # take a full campaign past 40 MiB (the per-request `model_us` holds it and the way back).
+    columns.pop("call_us", None)
+    if batches["records_dropped"]:  # the service keeps lab/service/batcher.py's KEEP_BATCHES
+        raise RunFailed(
+            f"the service kept only the last {len(batches['size']):,} of its "
+            f"{batches['batches_made']:,} batches: raise KEEP_BATCHES in lab/service/batcher.py"
+        )
+    columns["batches_size"] = np.asarray(batches["size"], dtype="uint16")
+    columns["batches_first_wait_us"] = np.asarray(batches["first_wait_us"], dtype="uint32")
+    meta = {
+        "quiet": quiet_record,
+        "load_before": quiet_record,
+        "load_after": load_after,
+        "round": run["round"],
+        "rate_multiple": run["rate_multiple"],
+        "arrival_rate": arrival_rate,
+        "saturation_S": context.saturation_s,
+        "setting": run["setting"],
+        "window_s": run["window_s"],
+        "seed": seed,
+        "client": client_meta["stats"],
+        "core_watch": watch.found,
+    }
+    # Every setting in a round and rate meets the same arrivals: store them once.
+    arrivals = f"r{run['round']}-x{rate_key(run['rate_multiple'])}.zip"
+    shared = {"arrival_us": context.campaign_dir / "arrivals" / arrivals}
+    return RunResult(meta, columns, shared, PART_B_LOG8)

@@ -1,0 +1,61 @@
+"""Part C's executor: a fresh pinned `batcher none` service and Part C's pinned client
+(`python -m lab partc-client`, lab/parts/part_c/client.py) against it; (meta, columns) for
+the raw file. Used by the runner and by `python -m lab partc` (lab/parts/part_c/command.py).
+"""
+
+import numpy as np
+
+from lab.campaign.context import Context, RunResult
+from lab.campaign.executors.common import client_columns, quiet, service, watch_core
+from lab.design import NONE, PART_C_BREAKDOWN_REPS
+from lab.load.arrivals import customer_offset
+from lab.machine.quiet import load_snapshot
+from lab.model import artifacts
+
+
+def run_seed(campaign_seed: int, run_index: int) -> int:
+    """The seed of one run: its customers, its method order, its in-process sample."""
+    return int(np.random.SeedSequence([campaign_seed, run_index, 0xC]).generate_state(1)[0])
+
+
+def client_timeout_s(records: int, reps: dict) -> float:
+    # Generous: about 1 ms per record per method on a slow core, plus the breakdown.
+    return 300.0 + records * 0.02 + reps["predict"] * 0.01 + reps["batch"] * 0.5
+
+
+def run_for_campaign(context: Context, run: dict) -> tuple[dict, dict]:
+    """One Part C run: a fresh pinned service, the pinned client; (meta, columns) for the
+    raw file (the runner adds the base metadata)."""
+    seed = run_seed(context.seed, run["run_index"])
+    reps = PART_C_BREAKDOWN_REPS
+    with service(context, NONE.as_dict()) as proc:
+        arguments = [
+            "partc-client",
+            "--records",
+            str(run["records"]),
+            "--seed",
+            str(seed),
+            "--port",
+            str(proc.port),
+        ]
+        with watch_core(context, proc) as watch:
+            client_meta, columns = client_columns(
+                context, arguments, client_timeout_s(run["records"], reps), run["run_id"]
+            )
+        load_after = load_snapshot(context.cpu)
+    meta = {
+        "run_index": run["run_index"],
+        "seed": seed,
+        "customer_offset": customer_offset(seed, len(artifacts.request_ids())),
+        "load_after": load_after,
+        "service": NONE.as_dict(),
+        "core_watch": watch.found,
+        **client_meta["part_c"],
+    }
+    return meta, columns
+
+
+def run_part_c(context: Context, run: dict, echo=None) -> RunResult:
+    quiet_record = quiet(context, echo)
+    meta, columns = run_for_campaign(context, run)
+    return RunResult({"quiet": quiet_record, "load_before": quiet_record, **meta}, columns)

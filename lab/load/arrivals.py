@@ -1,0 +1,58 @@
+"""Seeded Poisson arrivals for the open-loop client (BRIEF §2, §4).
+
+Every setting in one round and at one rate meets the very same traffic: the same arrival
+times and the same customers, because both come from `arrival_seed(campaign, round, rate)`.
+Used by `python -m lab openloop --seed N`, by the campaign runner and by Part C's client;
+tested by `pytest tests/test_arrivals.py`.
+"""
+
+import hashlib
+
+import numpy as np
+
+# Gaps are drawn in chunks of the expected count plus this many standard deviations, so one
+# draw almost always covers the window; the chunk size depends only on rate and window, so
+# the result depends only on the seed.
+CHUNK_SPARE_SIGMAS = 6
+
+
+def _stable_int(text: str) -> int:
+    """A 63-bit integer from sha256 of `text`: the same on every machine and Python run."""
+    digest = hashlib.sha256(text.encode()).digest()
+    return int.from_bytes(digest[:8], "big") >> 1
+
+
+def arrival_seed(campaign: str, round_index: int, rate_multiple: float) -> int:
+    """The seed of one round at one rate. 1 and 1.0 give the same seed."""
+    return _stable_int(f"arrivals|{campaign}|{int(round_index)}|{float(rate_multiple):.12g}")
+
+
+def poisson_arrivals(arrival_rate: float, window_s: float, seed: int) -> np.ndarray:
+    """Sorted arrival offsets (float64 seconds) in [0, window_s) with exponential gaps."""
+    if arrival_rate <= 0 or window_s <= 0:
+        raise ValueError(
+            f"arrival_rate and window_s must be positive (got {arrival_rate}, {window_s})"
+        )
+    rng = np.random.default_rng(seed)
+    expected = arrival_rate * window_s
+    chunk = int(expected + CHUNK_SPARE_SIGMAS * np.sqrt(expected) + 16)
+    mean_gap_s = 1.0 / arrival_rate
+    offsets = np.cumsum(rng.exponential(mean_gap_s, size=chunk))
+    while offsets[-1] < window_s:
+        more = offsets[-1] + np.cumsum(rng.exponential(mean_gap_s, size=chunk))
+        offsets = np.concatenate([offsets, more])
+    return offsets[offsets < window_s]
+
+
+def customer_offset(seed: int, list_length: int | None = None) -> int:
+    """Where in the request list a run with this seed starts (modulo `list_length` if given)."""
+    offset = _stable_int(f"customers|{int(seed)}")
+    return offset % list_length if list_length else offset
+
+
+def customers_for_run(request_ids: np.ndarray, seed: int, count: int) -> np.ndarray:
+    """`count` customer ids from the request list, starting at the seed's offset, wrapping."""
+    if len(request_ids) == 0:
+        raise ValueError("the request list is empty")
+    start = customer_offset(seed, len(request_ids))
+    return np.take(request_ids, np.arange(start, start + count), mode="wrap")

@@ -1,0 +1,75 @@
+"""A new campaign describes itself: campaign.json carries the design it ran, the rules that
+judge it, the guesses as they stood (with the commit) and the names the pages use, so the
+generator never reads them from today's lab code.
+
+Run: `.venv/bin/pytest tests/test_campaign_description.py`.
+"""
+
+import json
+
+import pytest
+
+from lab import design
+from lab.campaign.folder import campaign_dir, open_campaign
+from lab.machine.fingerprint import git_commit
+from lab.rawformat.names import rate_key
+from lab.service.server_timing import BATCH_ROUTE_NAMES, PREDICT_NAMES
+
+TINY = design.PROFILES["tiny"]
+
+
+@pytest.fixture
+def header(tmp_path, monkeypatch, lab_artifacts):
+    """campaign.json of a new tiny campaign, as the runner writes it, read back from disk."""
+    monkeypatch.setenv("LAB_RAW", str(tmp_path))
+    folder = campaign_dir("described")
+    open_campaign(folder, "tiny", seed=3, cpu=None)
+    return json.loads((folder / "campaign.json").read_text())
+
+
+def test_it_keeps_the_keys_it_always_had(header):
+    assert {"campaign", "profile", "seed", "cpu", "runner_cpu", "fingerprint", "git_commit",
+            "started_at", "design", "model"} <= set(header)  # fmt: skip
+    assert header["profile"] == "tiny" and header["seed"] == 3
+    assert [s["name"] for s in header["design"]["settings"]] == [s.name for s in TINY.settings]
+    assert header["design"]["rate_multiples"] == list(TINY.rate_multiples)
+
+
+def test_the_rules_are_the_designs(header):
+    assert header["rules"] == {
+        "keeps_up_share": design.KEEPS_UP_SHARE,
+        "told_apart": {"rule": "all_rounds_agree_in_sign", "text": design.TOLD_APART_TEXT},
+        "quiet": {
+            "idle_share": design.QUIET_IDLE_SHARE,
+            "other_core_idle_share": design.QUIET_OTHER_CORE_IDLE_SHARE,
+            "seconds": TINY.quiet_seconds,
+            "tries": TINY.quiet_tries,
+        },
+    }
+    assert header["rules"]["told_apart"]["text"].endswith(".")
+
+
+def test_the_guesses_are_the_designs_at_the_campaigns_commit(header):
+    guesses = header["guesses"]
+    assert guesses["git_commit"] == header["git_commit"] == git_commit()
+    assert guesses["items"] == [dict(guess) for guess in design.GUESSES]
+    for item in guesses["items"]:
+        assert {"id", "date", "text", "figure", "compare", "unit"} <= set(item)
+        assert ("value" in item) != ("low" in item and "high" in item)
+
+
+def test_the_names_are_the_ones_the_pages_use(header):
+    assert header["names"] == {
+        "quiet_rate": rate_key(design.QUIET_RATE),
+        "busy_rate": rate_key(design.BUSY_RATE),
+        "predict_stages": list(PREDICT_NAMES),
+        "batch_route_stages": list(BATCH_ROUTE_NAMES),
+    }
+    assert header["names"]["quiet_rate"] == "0.5" and header["names"]["busy_rate"] == "1.6"
+    assert header["description_version"] == 1
+
+
+def test_a_continued_campaign_keeps_its_description(tmp_path, monkeypatch, header):
+    folder = campaign_dir("described")
+    again = open_campaign(folder, "tiny", seed=99, cpu=None)
+    assert again == header  # read back as written, never rewritten

@@ -1,0 +1,153 @@
+"""The demo file (`python -m lab demo --save FILE`, format "batching-lab-demo/1") as the
+simulator reads it (site_src/explorer/simulate.py: read_demo, for_machine, simulate(machine=…)):
+the lab's own Part A in a demo file gives back the lab's calibrated machine; a slower core
+gives a slower S; a missing or wrong field is refused with a message naming the field.
+The demo's own run (which writes a real file) is tests/test_demo.py.
+
+Run: `.venv/bin/pytest -q tests/test_demo_file.py`.
+"""
+
+import copy
+import json
+import re
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from generator import simulation
+
+GOLDEN = Path(__file__).resolve().parent / "fixtures" / "golden" / "assets" / "data"
+
+
+@pytest.fixture(scope="module")
+def sim():
+    return simulation.load_simulator()
+
+
+@pytest.fixture(scope="module")
+def results() -> dict:
+    return json.loads((GOLDEN / "results.json").read_text())
+
+
+def demo_of(results: dict, slower: float = 1.0) -> dict:
+    """A demo file carrying the lab's own measured Part A (times `slower`) and the lab
+    machine's facts, in the demo's format: what the demo would write on that machine."""
+    facts = results["campaign"]["machine"]["fingerprint"]
+    by_size = {
+        key: {"size": entry["size"], "calls": entry["calls"],
+              "per_call_us": entry["per_call_us"] * slower,
+              "per_row_us": entry["per_row_us"] * slower}
+        for key, entry in results["part_a"]["by_size"].items()
+    }  # fmt: skip
+    return {
+        "format": "batching-lab-demo/1",
+        "machine": {
+            "cpu_model": facts["cpu_model"],
+            "cores": facts["cores"],
+            "usable_cpus": facts["cores"],
+            "machine": facts["machine"],
+            "python": facts["python"],
+            "loadavg": [0.1, 0.1, 0.1],
+        },  # fmt: skip
+        "part_a": {"runs": 1, "sizes": sorted(int(k) for k in by_size), "by_size": by_size},
+    }
+
+
+def test_the_labs_own_curve_gives_back_the_labs_machine(sim, results):
+    lab = sim.calibrate(results["part_a"], results["saturation"], results["part_c"])
+    mine = sim.for_machine(results, demo_of(results))
+    assert mine["sources"]["speed"] == pytest.approx(1.0)
+    assert mine["model_sizes"] == lab["model_sizes"]
+    # the model map is published to 5 digits, so the curve agrees to that
+    assert mine["model_us"] == pytest.approx(lab["model_us"], rel=1e-4, abs=0.05)
+    for part in ("client_send_us", "client_receive_us", "handler_before_us", "answer_us"):
+        assert mine[part] == pytest.approx(lab[part])
+    assert mine["S"] == pytest.approx(lab["S"], rel=1e-3)
+
+
+def test_a_core_twice_as_slow_has_half_the_s_and_says_so(sim, results):
+    lab = sim.calibrate(results["part_a"], results["saturation"], results["part_c"])
+    slow = demo_of(results, slower=2.0)
+    mine = sim.for_machine(results, slow)
+    assert mine["sources"]["speed"] == pytest.approx(2.0)
+    # everything scales by 2 except the model map's fixed offset
+    offset = mine["sources"]["model_map"]["offset_us"]
+    assert 1e6 / mine["S"] == pytest.approx(2 * 1e6 / lab["S"] - offset, rel=1e-3)
+    text = sim.simulate(results, 32, 2, 1.6, window_s=1.0, machine=slow)
+    assert "SIMULATED, NOT MEASURED" in text.splitlines()[0]
+    assert f"your machine: {slow['machine']['cpu_model']}" in text
+    assert f"so S = {mine['S']:,.0f} requests/s" in text
+    assert "assumed, not measured: " + "; ".join(sim.MACHINE_ASSUMED) in text
+    assert "nearest measured cell" not in text  # the lab's check is of the lab's machine
+
+
+@pytest.mark.parametrize(
+    "field",
+    ["format", "machine", "machine.cpu_model", "machine.cores", "machine.python", "part_a",
+     "part_a.by_size", "part_a.by_size.1", "part_a.by_size.32.per_call_us"],
+)  # fmt: skip
+def test_a_missing_field_is_named(sim, results, field):
+    demo = demo_of(results)
+    *parents, last = field.split(".")
+    container = demo
+    for part in parents:
+        container = container[part]
+    del container[last]
+    with pytest.raises(sim.DemoFileError, match=rf"demo file: {re.escape(field)}\b"):
+        sim.simulate(results, 32, 2, 1.0, window_s=0.5, machine=demo)
+
+
+@pytest.mark.parametrize(
+    ("field", "value", "says"),
+    [
+        ("format", "batching-lab-demo/2", '"batching-lab-demo/1"'),
+        ("machine.cores", "two", "a whole number"),
+        ("machine.cores", True, "a whole number"),
+        ("machine.cpu_model", 7, "text"),
+        ("part_a.by_size.8.per_call_us", "fast", "a number of µs"),
+        ("part_a.by_size.8.per_call_us", -3.0, "a number of µs"),
+        ("part_a.by_size", [], "an object"),
+    ],
+)
+def test_a_wrong_field_is_named_with_what_it_should_be(sim, results, field, value, says):
+    demo = demo_of(results)
+    *parents, last = field.split(".")
+    container = demo
+    for part in parents:
+        container = container[part]
+    container[last] = value
+    with pytest.raises(sim.DemoFileError) as refused:
+        sim.read_demo(demo)
+    assert f"demo file: {field} is {value!r}" in str(refused.value)
+    assert says in str(refused.value)
+
+
+def test_a_size_that_is_not_a_batch_size_is_named(sim, results):
+    demo = demo_of(results)
+    demo["part_a"]["by_size"]["many"] = copy.deepcopy(demo["part_a"]["by_size"]["1"])
+    with pytest.raises(sim.DemoFileError, match="part_a.by_size has the key 'many'"):
+        sim.read_demo(demo)
+
+
+def test_the_command_line_reads_a_demo_file_and_names_a_bad_one(sim, results, tmp_path):
+    good, bad = tmp_path / "mine.json", tmp_path / "bad.json"
+    good.write_text(json.dumps(demo_of(results, slower=1.5)))
+    broken = demo_of(results)
+    del broken["machine"]["python"]
+    bad.write_text(json.dumps(broken))
+    command = [sys.executable, sim.__file__, "--results", str(GOLDEN / "results.json"),
+               "--max-batch", "8", "--max-wait-ms", "1", "--rate", "1.25",
+               "--window-s", "1"]  # fmt: skip
+    done = subprocess.run([*command, "--machine", str(good)], capture_output=True, text=True,
+                          timeout=60)  # fmt: skip
+    assert done.returncode == 0, done.stderr
+    assert done.stdout.strip() == sim.simulate(results, 8, 1, 1.25, window_s=1.0,
+                                               machine=demo_of(results, slower=1.5))  # fmt: skip
+    refused = subprocess.run([*command, "--machine", str(bad)], capture_output=True, text=True,
+                             timeout=60)  # fmt: skip
+    assert refused.returncode == 2
+    assert refused.stderr.strip() == (
+        "simulate: demo file: machine.python is missing; it should be text"
+    )
