@@ -24,8 +24,11 @@ RESULTS_LINK = "Data: [results.json](assets/data/results.json) (every number on 
 CELLS_LINK = "[part_b_cells.csv](assets/data/part_b_cells.csv) (one row per setting and rate)"
 
 
-def sample(role: str, dash: str = "solid", width: float = 2, kind: str = "line") -> str:
-    """A small picture of a series for the key: a line with its dash, or a bar swatch."""
+def sample(
+    role: str, dash: str = "solid", width: float = 2, kind: str = "line", long: bool = False
+) -> str:
+    """A small picture of a series for the key: a line with its dash, or a bar swatch. A
+    `long` sample (the W picks) is wide enough for two periods of every dash pattern."""
     if kind == "bar":
         body = '<rect x="2" y="3" width="32" height="10" rx="1"/>'
     elif kind == "hollow-bar":  # filled = told apart, outlined = not (the note says so)
@@ -38,8 +41,9 @@ def sample(role: str, dash: str = "solid", width: float = 2, kind: str = "line")
     else:
         pattern = dasharray(dash, width)
         dash_attr = f' stroke-dasharray="{pattern}"' if pattern else ""
-        body = f'<path d="M1 8H35" stroke-width="{width:g}"{dash_attr}/>'
-    return f'<svg class="key-sample k-{role}" aria-hidden="true">{body}</svg>'
+        body = f'<path d="M1 8H{47 if long else 35}" stroke-width="{width:g}"{dash_attr}/>'
+    wide = " key-sample-long" if long else ""
+    return f'<svg class="key-sample{wide} k-{role}" aria-hidden="true">{body}</svg>'
 
 
 def marker_icon(symbol: str) -> str:
@@ -114,7 +118,7 @@ def steer_controls(name: str, spec: dict, b_on: list, w_on: list, views: bool) -
     boxes = "".join(
         f'<label><input type="checkbox" value="{w["value"]}"'
         f"{' checked' if w['value'] in w_on else ''}>"
-        f"{sample('ref', w['dash'])}{w['value']} ms</label>"
+        f"{sample('ref', w['dash'], long=True)}{w['value']} ms</label>"
         for w in steer["w"]
     )
     parts.append(group(name, "w", "W", boxes))

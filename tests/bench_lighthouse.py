@@ -18,6 +18,7 @@ TBT ≤ 200 ms.
 
     .venv/bin/python tests/bench_lighthouse.py --runs 3
     .venv/bin/python tests/bench_lighthouse.py --runs 3 --before OLD_SITE --before-commit SHA
+    .venv/bin/python tests/bench_lighthouse.py --runs 1 --pages / /part-b/ --note "busy machine"
 """
 
 import argparse
@@ -108,8 +109,9 @@ def chart_pages(site_dir: Path, paths: list) -> list:
     return found
 
 
-def measure(sites: dict, runs: int) -> dict:
-    """{label: result} for {label: site folder}, each page of each site in turn, `runs` times."""
+def measure(sites: dict, runs: int, only: list | None = None, note: str = "") -> dict:
+    """{label: result} for {label: site folder}, each page of each site in turn, `runs` times
+    (every page of the nav, or the paths in `only`)."""
     with contextlib.ExitStack() as stack, tempfile.TemporaryDirectory() as work:
         bases = {
             label: stack.enter_context(site_tools.serve(folder, site_tools.free_port()))
@@ -120,6 +122,11 @@ def measure(sites: dict, runs: int) -> dict:
             for base in list(bases.values())[:1]
             for url in site_tools.page_urls(base)
         ]
+        if only:
+            unknown = sorted(set(only) - set(paths))
+            if unknown:
+                raise SystemExit(f"--pages: {unknown} not in the nav; pages are {paths}")
+            paths = [path for path in paths if path in only]
         found = {label: {path: [] for path in paths} for label in sites}
         loads = []
         began = time.time()
@@ -131,7 +138,10 @@ def measure(sites: dict, runs: int) -> dict:
                     loads.append(os.getloadavg()[0])
                     print(label, path, result, f"load {loads[-1]:.1f}", flush=True)
     minutes = round((time.time() - began) / 60, 1)
-    return {label: summary(sites[label], found[label], runs, loads, minutes) for label in sites}
+    return {
+        label: {**summary(sites[label], found[label], runs, loads, minutes), "note": note}
+        for label in sites
+    }
 
 
 def summary(site_dir: Path, by_page: dict, runs: int, loads: list, minutes: float) -> dict:
@@ -161,6 +171,10 @@ def main(argv=None) -> int:
     parser.add_argument("--site", type=Path, help="a built site to measure (default: build)")
     parser.add_argument("--before", type=Path, help="an earlier build, measured in turn")
     parser.add_argument("--before-commit", default="", help="the commit --before was built from")
+    parser.add_argument(
+        "--pages", nargs="+", help=f"only these paths (e.g. / {TEXT_PAGE} /part-b/); default all"
+    )
+    parser.add_argument("--note", default="", help="a sentence kept with the numbers")
     args = parser.parse_args(argv)
     if not LIGHTHOUSE.exists():
         print("Lighthouse is missing: run `npm ci --prefix tests/lighthouse`", file=sys.stderr)
@@ -171,7 +185,9 @@ def main(argv=None) -> int:
             site = Path(folder)
             site_tools.build_site(site, f"http://127.0.0.1:{site_tools.free_port()}/")
         sites = {"lighthouse": site, **({"lighthouse_before": args.before} if args.before else {})}
-        results = measure(sites, args.runs)
+        if args.pages and TEXT_PAGE not in args.pages:
+            args.pages.append(TEXT_PAGE)  # the targets are judged against the Words page
+        results = measure(sites, args.runs, args.pages, args.note)
     if args.before:
         results["lighthouse_before"]["built_from_commit"] = args.before_commit
     bench = json.loads(OUT.read_text()) if OUT.exists() else {}

@@ -26,7 +26,7 @@
   }
 
   // A column whose cells are sentences keeps a reading width (the table scrolls instead), and
-  // a first column of short labels (setting names) stays on one line.
+  // a short value in any other column (a setting's name, "9 of 17") stays on one line.
   function keepSentencesReadable(table) {
     if ("measured" in table.dataset) return;
     table.dataset.measured = "";
@@ -36,12 +36,17 @@
     }
     const header = table.querySelector("thead tr");
     if (!header) return;
+    const rows = [...table.querySelectorAll("tbody tr")];
     [...header.children].forEach((cell, index) => {
-      const texts = [...table.querySelectorAll("tbody tr")].map(
-        (row) => (row.children[index] ? row.children[index].textContent.trim() : "")
-      );
+      const cells = rows.map((row) => row.children[index]).filter(Boolean);
+      const texts = cells.map((each) => each.textContent.trim());
       const long = texts.filter((text) => text.length > SENTENCE).length;
       if (long * 2 >= texts.length) cell.classList.add("table-sentences");
+      else {
+        cells.forEach((each, row) => {
+          if (texts[row].length <= LABEL) each.style.whiteSpace = "nowrap";
+        });
+      }
     });
   }
 
