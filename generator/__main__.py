@@ -43,6 +43,12 @@ def parse(argv) -> argparse.Namespace:
         help="report: results.json to check (default <out>/assets/data/…)",
     )
     parser.add_argument(
+        "--bench",
+        type=Path,
+        default=None,
+        help="report: the benchmarks' folder (default: the one results.json names)",
+    )
+    parser.add_argument(
         "--update-golden",
         action="store_true",
         help="build: rebuild tests/fixtures/golden from the fixture campaign",
@@ -88,7 +94,7 @@ def report(args) -> int:
     from generator import report as checker
 
     path = args.results or args.out / "assets" / "data" / "results.json"
-    return checker.main(args.raw, args.campaign, path)
+    return checker.main(args.raw, args.campaign, path, args.bench)
 
 
 def main(argv=None) -> int:

@@ -2,7 +2,8 @@
 (docs/assets/pictures/*.svg, generator/drawings.py), pages and the site's static files, and
 the simulator checked against the campaign (generator/simulation.py: results.json's
 `simulation`, its per-cell table in assets/data/simulation.json; its runs cached in
-.cache/generator/ or LESSON_CACHE).
+.cache/generator/ or LESSON_CACHE); with the machinery's benchmarks in data/bench/
+(results.json `bench`, generator/bench_files.py).
 
 `build_site(raw_dir, campaign, out_dir, sources)` is the Python API (the MkDocs hook calls
 it with `site_sources(site_src)`); `python -m generator build` is the command. The campaign
@@ -18,6 +19,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from generator import (
+    bench_files,
     cells_csv,
     chart_style,
     charts,
@@ -46,12 +48,15 @@ STATIC_SUFFIXES = {".js", ".mjs", ".css", ".py"}
 @dataclass(frozen=True)
 class Sources:
     """What a build renders from: the page templates, static folders copied as they are
-    ((source folder, folder under the output), …), the reference box `ref()` quotes and the
-    what-ifs the simulator answers for the pages (generator/whatif.py)."""
+    ((source folder, folder under the output), …), the reference box `ref()` quotes, the
+    what-ifs the simulator answers for the pages (generator/whatif.py) and `bench`, the folder
+    of the machinery's benchmarks the handler page reads (data/bench/,
+    generator/bench_files.py; None: no benchmarks shown)."""
 
     pages: Path
     static: tuple = ()
     reference: Path | None = None
+    bench: Path | None = None
     whatifs: Path | None = None
 
 
@@ -67,6 +72,7 @@ def site_sources(site_src: Path) -> Sources:
         ),
         reference=site_src / "reference_box.json",
         whatifs=site_src / "whatifs.json",
+        bench=site_src.parent / "data" / "bench",
     )
 
 
@@ -163,6 +169,9 @@ def build_site(
     out_dir = Path(out_dir)
     chosen = load.choose_campaign(Path(raw_dir), campaign)
     result = results.build_results(chosen)
+    bench = bench_files.section(sources.bench)  # issue 14: the machinery's benchmarks
+    if bench is not None:
+        result["bench"] = results.rounded(bench)
     checked = simulation.section(
         result, sources.whatifs, cache_dir=cache_dir or simulation_cache.folder()
     )

@@ -538,6 +538,27 @@ def part_c_figures(results: dict) -> list:
     return rows
 
 
+def answer_figures(results: dict) -> list:
+    """Every Part B answer checked to the bit (issue 14): absent for a campaign whose runs
+    carry no check (they ran before the open-loop client checked its answers)."""
+    if not get(results, "answer_check", "runs_checked"):
+        raise Absent("no Part B run checked its answers")
+    return [
+        (
+            "answers_compared",
+            "answers",
+            "Part B answers (status 200) compared with their customer's single-row score",
+            lambda r: get(r, "answer_check", "answers_compared"),
+        ),
+        (
+            "answers_differing",
+            "answers",
+            "of those, answers not equal to it to the bit (or not echoing their customer)",
+            lambda r: get(r, "answer_check", "answers_differing"),
+        ),
+    ]
+
+
 def batched_p99s(results: dict, busy: str) -> list:
     values = sorted(
         math.inf if s["rates"][busy]["p99_ms"] is None else s["rates"][busy]["p99_ms"]
@@ -555,6 +576,7 @@ def table(results: dict, quiet: str, busy: str) -> list:
         lambda r: setting_figures(r, quiet, busy),
         lambda r: top_rate_figures(r, quiet, busy),
         part_c_figures,
+        answer_figures,
     )
     for family in families:
         try:

@@ -2,14 +2,16 @@
 
 A SEPARATE code path on purpose: it reads the run files itself (the lab's codec decodes them), has
 its own percentile (integer nearest-rank), its own medians (statistics.median) and its own
-figure formulas (report_figures.py), and never imports generator.stats, results or figures.
-The simulator's published check (results.json `simulation` and assets/data/simulation.json)
-is recomputed by report_simulation.py.
+figure formulas (report_figures.py), and never imports generator.stats, results or figures;
+the answers checked to the bit and the machinery are recounted by report_answers.py, the
+machinery's benchmarks (data/bench/) recomputed from their runs by report_bench.py. The
+simulator's published check (results.json `simulation` and assets/data/simulation.json) is
+recomputed by report_simulation.py.
 It shares names, never formulas: setting names and rate keys (lab/rawformat/names.py), and
 the campaign's own rules, guesses and names (generator/description.py).
 Counts and yes/no values must match exactly; floats within RELATIVE_TOLERANCE (results.json
 rounds to 5 significant digits, an error of at most 5e-5). Run:
-`python -m generator report [--campaign NAME] [--raw data/raw] [--results FILE]`
+`python -m generator report [--campaign NAME] [--raw data/raw] [--results FILE] [--bench DIR]`
 Exit 0 when everything agrees, 1 naming the first disagreeing figure, 2 on unreadable data.
 """
 
@@ -20,7 +22,13 @@ from pathlib import Path
 
 import numpy as np
 
-from generator import report_figures, report_pictures, report_simulation
+from generator import (
+    report_answers,
+    report_bench,
+    report_figures,
+    report_pictures,
+    report_simulation,
+)
 from generator.description import read_description
 from generator.report_explorer import check_explorer
 from lab.rawformat import codec
@@ -37,6 +45,7 @@ CELL_ONLY = (
     "batches",
     "full_batch_share",
     "first_wait_unfilled_us_p50",
+    "client_cpu_us_per_request",
 )
 
 
@@ -86,6 +95,9 @@ def part_b_metrics(meta: dict, columns: dict, keep_share: float) -> dict:
         "send_lag_us_p99": rank_percentile(columns["send_lag_us"].tolist(), 99),
     }
     out["non_200"] = n - done - out["never_answered"]
+    client_cpu = (meta.get("client") or {}).get("client_cpu_us_per_request")
+    if client_cpu is not None:
+        out["client_cpu_us_per_request"] = float(client_cpu)
     answered = status == 200
     if answered.any():
         out["mean_batch_size"] = float(np.mean(columns["batch_size"][answered], dtype=float))
@@ -643,8 +655,11 @@ def check_guesses(data, results, figures, check, say):
         )
 
 
-def run_checks(raw: Path, campaign: str | None, results: dict, echo=print) -> int:
-    """Every check, in reading order; raises Disagreement on the first that fails."""
+def run_checks(
+    raw: Path, campaign: str | None, results: dict, echo=print, bench: Path | None = None
+) -> int:
+    """Every check, in reading order; raises Disagreement on the first that fails. `bench`:
+    the benchmarks' folder (default: the one results.json names)."""
     data = load_campaign(raw, campaign, results)
     check = Checker()
 
@@ -671,6 +686,11 @@ def run_checks(raw: Path, campaign: str | None, results: dict, echo=print) -> in
     check_best(sources["cells"], results, check, section("best setting among those that kept up"))
     report_pictures.check(data, results, check, section("pictures"))
     sources["part_c"] = check_part_c(data, results, check, section("Part C, the batch route"))
+    # issue 14: every answer checked to the bit, the machinery, the machinery's benchmarks
+    sources["answers"] = report_answers.check(
+        of_kind(data, "part_b"), data["info"], results, check, section("every answer, to the bit")
+    )
+    report_bench.check(results, bench, check, section("the machinery's benchmarks"))
     sources["client_cpu_us_per_request"] = client_cpu(data)
     report_simulation.check(data, results, check, section("the simulator, checked"), sources)
     figures = check_figures(data, results, check, section("figures"), sources)
@@ -691,14 +711,14 @@ def with_table(results: dict, results_path: Path) -> dict:
     return results
 
 
-def main(raw: Path, campaign: str | None, results_path: Path) -> int:
+def main(raw: Path, campaign: str | None, results_path: Path, bench: Path | None = None) -> int:
     try:
         results = with_table(json.loads(Path(results_path).read_text()), Path(results_path))
     except (OSError, ValueError) as error:
         print(f"report: cannot read {results_path} ({error}); run `python -m generator build`")
         return 2
     try:
-        count = run_checks(Path(raw), campaign, results)
+        count = run_checks(Path(raw), campaign, results, bench=bench)
     except (Disagreement, report_simulation.SimulationDisagreement) as error:
         print(f"\nDISAGREES: {error}")
         return 1

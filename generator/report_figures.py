@@ -205,6 +205,13 @@ def batch_route(figures: dict, part_c: dict) -> None:
     figures["part_c_model_us_single"] = part_c["single"]["model"]
 
 
+def answers_checked(figures: dict, answers: dict | None) -> None:
+    """Every Part B answer checked to the bit: only when some run carried the check."""
+    if answers and answers["runs_checked"]:
+        figures["answers_compared"] = answers["answers_compared"]
+        figures["answers_differing"] = answers["answers_differing"]
+
+
 def compute(sources: dict) -> dict:
     """{figure name: value} of every figure the raw data gives (absent ones left out)."""
     figures = {"missing_runs": sources["missing"], "quiet_runs": sources["quiet_runs"]}
@@ -232,6 +239,7 @@ def compute(sources: dict) -> dict:
         handler_and_waits(figures, cells, quiet)
         outside_model(figures, batch_of, quiet)
     batch_route(figures, sources.get("part_c"))
+    answers_checked(figures, sources.get("answers"))
     return {k: v for k, v in figures.items() if v is not None}
 
 

@@ -2,7 +2,8 @@
 
 Reads each run once, summarises it with generator.stats, and assembles the sections
 described in generator/SCHEMA.md: campaign, design, methods, missing, quiet, part_a, bits,
-saturation, part_b, paired, best, waits, part_c, pictures (generator/pictures.py), figures,
+saturation, part_b, paired, best, waits, part_c, pictures (generator/pictures.py),
+answer_check (generator/answer_check.py), machinery (generator/machinery.py), figures,
 guesses. The keeps-up share, the quiet rate, the stage names and the guesses are the
 campaign's own (campaign.description); names of settings and rates come from
 lab/rawformat/names.py. Run through `python -m generator build`.
@@ -13,7 +14,7 @@ import math
 
 import numpy as np
 
-from generator import figures, pictures, stats, verdicts
+from generator import answer_check, figures, machinery, pictures, stats, verdicts
 from generator.load import Campaign, DataError, need, read_meta, read_run
 from lab.rawformat.names import NONE, rate_key, record_name, setting_name
 
@@ -180,6 +181,19 @@ def saturation_section(campaign: Campaign, quiet: list) -> dict | None:
 RUN_SUMMARIES: dict = {}
 
 
+def client_cpu_of(meta: dict, path) -> float | None:
+    """The open-loop client's CPU time per request (µs) a Part B run recorded; None when it
+    did not (older clients)."""
+    value = (meta.get("client") or {}).get("client_cpu_us_per_request")
+    if value is None:
+        return None
+    if isinstance(value, bool) or not isinstance(value, int | float) or not value >= 0:
+        raise DataError(
+            f"{path}: field 'client.client_cpu_us_per_request' must be a number ≥ 0, not {value!r}"
+        )
+    return float(value)
+
+
 def part_b_summary(path, keeps_up_share: float) -> tuple[dict, dict, dict]:
     """(quiet record, setting record and meta keys, per-run metrics) of one Part B file."""
     status = path.stat()
@@ -197,6 +211,9 @@ def part_b_summary(path, keeps_up_share: float) -> tuple[dict, dict, dict]:
             setting["max_batch"],
         )
         metrics["arrival_rate"] = float(meta["arrival_rate"])
+        client_cpu = client_cpu_of(meta, path)
+        if client_cpu is not None:  # issue 14: the load client's own cost, shown per cell
+            metrics["client_cpu_us_per_request"] = client_cpu
         where = {
             "setting": setting["name"],
             "rate": rate_key(meta["rate_multiple"]),
@@ -437,6 +454,13 @@ def build_results(campaign: Campaign) -> dict:
         results["waits"] = waits_section(results["part_b"], described.quiet_rate)
         results["best"] = best_section(results["part_b"], design)
         results["pictures"] = pictures.build(campaign, design, described.quiet_rate)
+    # issue 14: every answer checked to the bit, and which machinery the runs recorded
+    part_b_metas = [
+        (path, read_meta(path), part_b_summary(path, described.keeps_up_share)[2]["answered"])
+        for _, path in present_runs(campaign, "part_b")
+    ]
+    results["answer_check"] = answer_check.section(part_b_metas)
+    results["machinery"] = machinery.section(campaign.info, part_b_metas)
     results["quiet"] = stats.quiet(quiet)
     results = {key: value for key, value in results.items() if value is not None}
     results["figures"] = figures.compute(results, described.quiet_rate, described.busy_rate)

@@ -218,6 +218,7 @@ CELL_ONLY = (
     "batches",
     "full_batch_share",
     "first_wait_unfilled_us_p50",
+    "client_cpu_us_per_request",
 )
 
 

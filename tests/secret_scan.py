@@ -12,8 +12,9 @@ sees the same. Left out, and why:
 - `.secrets.baseline`: it holds only the hashes of audited findings.
 - a sha256 digest or git commit id recorded under a key that names a file, a checksum or a
   commit (`is_a_recorded_digest` below): the data files' and vendored files' pins, and the
-  commit and artifact checksums every campaign.json records; and a 40-hex value that is a
-  commit of this repository (the benchmarks' `commits`), public by construction. Any other
+  commit and artifact checksums every campaign.json records; and a 40-hex value, or key,
+  that is a commit of this repository (the benchmarks' `commits`, results.json's
+  `machinery.run_commits` counted by commit), public by construction. Any other
   long hex value is still reported. Binary files (the raw `.run.zip` timings) are skipped by
   detect-secrets.
 
@@ -37,11 +38,14 @@ from detect_secrets.plugins.high_entropy_strings import HexHighEntropyString
 BASELINE = ".secrets.baseline"
 # `"model.pkl": "<64 hex>"`, `WHEEL_SHA256 = "<64 hex>"`, `"git_commit": "<40 hex>"`
 KEYED_HEX = re.compile(r"""["']?([\w.-]+)["']?\s*[:=]\s*["']([0-9a-f]{40}|[0-9a-f]{64})["']""")
+# `"<40 hex>": 23`: a count keyed by commit
+HEX_KEY = re.compile(r"""["']([0-9a-f]{40})["']\s*:""")
 
 
 def is_a_recorded_digest(secret: str, line: str, plugin) -> bool:
     """True (leave it out) when a hex finding is a sha256 digest under a file name or a
-    `…sha256` key, or a git commit id under `git_commit` or naming a commit of this repository."""
+    `…sha256` key, or a git commit id under `git_commit` or naming a commit of this repository
+    (as a value or as a key)."""
     if not isinstance(plugin, HexHighEntropyString):
         return False
     for key, value in KEYED_HEX.findall(line):
@@ -51,7 +55,7 @@ def is_a_recorded_digest(secret: str, line: str, plugin) -> bool:
             return True
         if len(value) == 40 and (key == "git_commit" or is_a_commit_here(value)):
             return True
-    return False
+    return secret in HEX_KEY.findall(line) and is_a_commit_here(secret)
 
 
 @functools.cache

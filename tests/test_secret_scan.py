@@ -138,3 +138,15 @@ def test_a_commit_of_this_repository_is_left_out_under_any_key():
     line = f'  "new": "{head}",'
     assert is_a_recorded_digest(head, line, HexHighEntropyString())
     assert not is_a_recorded_digest(head, f'  "new": "{head[::-1]}",', HexHighEntropyString())
+
+
+def test_a_commit_of_this_repository_is_left_out_as_a_key():
+    head = subprocess.run(
+        ["git", "rev-parse", "HEAD"], cwd=REPO, capture_output=True, text=True, check=True
+    ).stdout.strip()
+    line = f'{{"run_commits":{{"{head}":23}}}}'
+    assert is_a_recorded_digest(head, line, HexHighEntropyString())
+    other = head[::-1]  # 40 hex, no commit of this repository
+    assert not is_a_recorded_digest(
+        other, f'{{"run_commits":{{"{other}":23}}}}', HexHighEntropyString()
+    )

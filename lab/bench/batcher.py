@@ -340,16 +340,24 @@ def run_bench(cpu=1, pairs=5, window_s=8.0, old=OLD_COMMIT, saturation=None, dra
 
 
 def main(argv=None) -> int:
-    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--cpu", type=int, default=1)
-    parser.add_argument("--pairs", type=int, default=5)
-    parser.add_argument("--window-s", type=float, default=8.0)
-    parser.add_argument("--drain-s", type=float, default=30.0)
+    parser = argparse.ArgumentParser(
+        description=__doc__.split("\n\n")[0], formatter_class=argparse.RawDescriptionHelpFormatter
+    )
+    parser.add_argument("--cpu", type=int, default=1, help="the measurement core")
+    parser.add_argument("--pairs", type=int, default=5, help="A/B pairs (< 5: a smoke run)")
+    parser.add_argument(
+        "--window-s", type=float, default=8.0, help="seconds timed per run (< 8: a smoke run)"
+    )
+    parser.add_argument(
+        "--drain-s", type=float, default=30.0, help="longest wait for answers after a window"
+    )
     parser.add_argument("--old", default=OLD_COMMIT, help="the commit of the old machinery")
     parser.add_argument("--saturation", type=float, default=None, help="S (default: campaign's)")
     parser.add_argument("--probe", default=None, help="MODULE:FUNCTION, called with the core")
     parser.add_argument("--nice", type=int, default=0, help=NICE_HELP)
-    parser.add_argument("--out", type=Path, default=OUT)
+    parser.add_argument(
+        "--out", type=Path, default=OUT, help=f"where the JSON goes (default: {OUT})"
+    )
     args = parser.parse_args(argv)
     found = run_bench(args.cpu, args.pairs, args.window_s, args.old, args.saturation,
                       args.drain_s, load_probe(args.probe), args.nice)  # fmt: skip

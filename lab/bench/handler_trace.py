@@ -174,15 +174,19 @@ def summarize(runs: list[dict]) -> dict:
 
 
 def main(argv=None) -> int:
-    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--cpu", type=int, default=1)
-    parser.add_argument("--rounds", type=int, default=3)
-    parser.add_argument("--window-s", type=float, default=4.0)
+    parser = argparse.ArgumentParser(
+        description=__doc__.split("\n\n")[0], formatter_class=argparse.RawDescriptionHelpFormatter
+    )
+    parser.add_argument("--cpu", type=int, default=1, help="the measurement core")
+    parser.add_argument("--rounds", type=int, default=3, help="traced runs per version")
+    parser.add_argument("--window-s", type=float, default=4.0, help="seconds traced per run")
     parser.add_argument("--rate-multiple", type=float, default=RATE_MULTIPLE, help="× S")
     parser.add_argument("--old", default=OLD_COMMIT, help="the commit of the old machinery")
     parser.add_argument("--saturation", type=float, default=None, help="S (default: campaign's)")
     parser.add_argument("--nice", type=int, default=0, help=NICE_HELP)
-    parser.add_argument("--out", type=Path, default=OUT)
+    parser.add_argument(
+        "--out", type=Path, default=OUT, help=f"where the JSON goes (default: {OUT})"
+    )
     args = parser.parse_args(argv)
     why_not = schedtrace.perf_available()
     if why_not:

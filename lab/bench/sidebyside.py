@@ -14,10 +14,13 @@ Used by lab/bench/handler_trace.py and lab/bench/batcher.py.
 
 import os
 import shutil
+import statistics
 import subprocess
 import tempfile
 import time
 from pathlib import Path
+
+import numpy as np
 
 from lab import paths
 from lab.machine.fingerprint import git_commit
@@ -144,8 +147,6 @@ def _resolve(commit: str) -> str:
 
 def campaign_saturation(campaign: str) -> float:
     """S of a campaign in data/raw: the median throughput of its saturation runs."""
-    import statistics
-
     folder = paths.RAW / campaign / "runs"
     found = [codec.read_meta(path)["stats"]["throughput"] for path in folder.glob("saturation-*")]
     if not found:
@@ -156,8 +157,6 @@ def campaign_saturation(campaign: str) -> float:
 def latency_percentiles_us(columns: dict, quantiles=(50, 99)) -> dict[str, float]:
     """Nearest-rank percentiles of the latency (µs); a request never answered (or not 200)
     counts as infinitely late, as the generator counts it."""
-    import numpy as np
-
     latency = columns["latency_us"].astype(np.float64)
     latency[(columns["status"] != 200) | (latency < 0)] = np.inf
     return {f"p{q:g}": float(np.percentile(latency, q, method="inverted_cdf")) for q in quantiles}

@@ -190,6 +190,8 @@ def cell_lines(results, name: str, key: str) -> str:
     ]
     if "mean_batch_size" in cell:
         rows.append(["mean batch", with_unit(cell["mean_batch_size"], "rows")])
+    if "client_cpu_us_per_request" in cell:  # the load client's own cost (older files lack it)
+        rows.append(["client CPU", with_unit(cell["client_cpu_us_per_request"], "µs/request")])
     if cell["missing_rounds"]:
         missing = listing(r + 1 for r in cell["missing_rounds"])
         rows.append(["missing", f"round {missing} (no raw file)"])
