@@ -20,6 +20,8 @@ from pathlib import Path
 
 from generator import (
     bench_files,
+    cells_csv,
+    chart_style,
     charts,
     charts_simulation,
     drawings,
@@ -34,6 +36,8 @@ from generator import (
 ROOT = Path(__file__).resolve().parent.parent
 RESULTS_PATH = Path("assets/data/results.json")
 SIMULATION_PATH = RESULTS_PATH.parent / simulation.TABLE
+CELLS_PATH = Path("assets/data/part_b_cells.csv")
+CHART_CSS_PATH = Path("assets/css/chart-colours.css")
 CHARTS_DIR = Path("assets/charts")
 PICTURES_DIR = Path("assets/pictures")
 PICTURES_CSS = Path("assets/css/pictures.css")  # the pictures' colours, for inline SVGs
@@ -112,18 +116,23 @@ def outputs(result: dict, sources: Sources, names: dict) -> dict[Path, bytes]:
     """{path under out_dir: content} of everything one build writes."""
     published, table = simulation.split(result.get("simulation") or {})
     shown = dict(result, simulation=published) if "simulation" in result else result
-    files = {RESULTS_PATH: results.to_json(shown).encode()}
+    files = {
+        RESULTS_PATH: results.to_json(shown).encode(),
+        CELLS_PATH: cells_csv.cells_csv(result).encode(),
+        CHART_CSS_PATH: chart_style.chart_css().encode(),
+    }
     if table is not None:
         files[SIMULATION_PATH] = results.to_json(table).encode()
     specs = charts.all_charts(result, names["quiet_rate"], names["busy_rate"])
     specs.update(charts_simulation.all_simulation_charts(result))
+    specs = {name: results.rounded(spec) for name, spec in specs.items()}
     for name, spec in specs.items():
-        files[CHARTS_DIR / f"{name}.json"] = results.to_json(results.rounded(spec)).encode()
+        files[CHARTS_DIR / f"{name}.json"] = results.to_json(spec).encode()
     for name, drawn in drawings.all_pictures(result, standalone=True).items():
         files[PICTURES_DIR / f"{name}.svg"] = drawn.encode()
     if sources.static:  # the site (not the fixture's pages alone) styles its inline pictures
         files[PICTURES_CSS] = svg.STANDALONE_STYLE.lstrip().encode()
-    page_files = pages.page_outputs(result, sources.pages, names, sources.reference)
+    page_files = pages.page_outputs(result, sources.pages, names, sources.reference, specs)
     check_charts(page_files, set(specs))
     files.update({Path(relative): content for relative, content in page_files.items()})
     files.update(static_files(sources))

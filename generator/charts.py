@@ -1,58 +1,28 @@
-"""Plotly chart specs ({"data": [...], "layout": {...}}) drawn from the results dict only.
+"""Plotly chart specs drawn from the results dict only.
 
-Every axis names its unit, latency axes are logarithmic, hover text gives the rounds'
-values, and a point where a setting did not keep up is an open ✕ saying so. No plotly
-package is needed: specs are plain dicts. The quiet and busy rates are the campaign's own
-(campaign.description). Run through `python -m generator build`.
+Each spec is `{"data": [...], "layout": {...}, "site": {...}}`: `data` and `layout` are plain
+Plotly (valid for `Plotly.react` as they are); `site` is what the lesson's pages add: the
+chart's sizes, the layout changes for a phone (`narrow`), and for the charts the reader
+steers, the B and W they can pick (`steer`). Every numeric axis names its unit and is ticked
+at whole numbers (generator/chart_axes.py); a setting has one colour per B and one dash per
+W, no batching drawn heavier (generator/chart_style.py); a point where a setting did not keep
+up is an open ✕ and says so when hovered; legends are the page's own (the key under each
+chart), so none can cover the data. No plotly package is needed: specs are plain dicts. The
+quiet and busy rates are the campaign's own (campaign.description).
+Run through `python -m generator build`.
 """
 
-from lab.rawformat.names import NONE, QUEUE_B1, setting_name, slug
+from generator import chart_axes, chart_style
+from generator.chart_style import FONT_SIZE
+from lab.rawformat.names import NONE, slug
 
-KEPT, NOT_KEPT = "circle", "x-open"
-PALETTE = (
-    "#1f77b4",
-    "#d62728",
-    "#2ca02c",
-    "#ff7f0e",
-    "#9467bd",
-    "#8c564b",
-    "#e377c2",
-    "#7f7f7f",
-    "#bcbd22",
-    "#17becf",
-    "#393b79",
-    "#637939",
-    "#8c6d31",
-    "#843c39",
-    "#7b4173",
-    "#3182bd",
-    "#e6550d",
-)
-FEW = (NONE, QUEUE_B1, setting_name("queue", 32, 0), setting_name("queue", 32, 2))
+KEPT, NOT_KEPT, NEVER = "circle", "x-thin-open", "triangle-up-open"
+LINE_HEIGHT = {"wide": 400, "narrow": 400}
+ROW_HEIGHT = {"wide": 22, "narrow": 20}  # per category of a horizontal bar chart
+CHAR_PX = FONT_SIZE * 0.66  # a generous width of one character of tick text
 
 
 # --- small helpers --------------------------------------------------------------------
-
-
-def axis(title: str, log: bool = False, **extra) -> dict:
-    spec = {"title": {"text": title}, "automargin": True, **extra}
-    if log:
-        spec["type"] = "log"
-    return spec
-
-
-def layout(title: str, x: dict, y: dict, **extra) -> dict:
-    return {
-        "title": {"text": title},
-        "xaxis": x,
-        "yaxis": y,
-        "hovermode": "closest",
-        "paper_bgcolor": "rgba(0,0,0,0)",
-        "plot_bgcolor": "rgba(0,0,0,0)",
-        "margin": {"l": 60, "r": 20, "t": 50, "b": 60},
-        "legend": {"orientation": "h", "y": -0.2},
-        **extra,
-    }
 
 
 def show(value, unit: str) -> str:
@@ -75,86 +45,193 @@ def kept_text(cell: dict) -> str:
     return f"<b>did not keep up</b> ({cell['keeps_up_rounds']}/{total} rounds kept up)"
 
 
-def color(results: dict, name: str) -> str:
-    return PALETTE[results["design"]["settings"].index(name) % len(PALETTE)]
+def text_px(texts) -> float:
+    lines = [line for t in texts for line in str(t).split("<br>")]
+    return max((len(line) for line in lines), default=0) * CHAR_PX
 
 
-def rate_axis() -> dict:
-    return axis("arrival rate (multiple of S)")
+def margin(x_axis: dict, y_axis: dict, bottom: int = 46) -> dict:
+    """Room for the y tick labels (and the y title), the x ticks and title, and half the
+    last x tick label, which is centred on the plot's right edge."""
+    labels = y_axis.get("ticktext") or y_axis.get("categoryarray") or []
+    left = text_px(labels) + (30 if y_axis["title"]["text"] else 16)
+    last = (x_axis.get("ticktext") or [""])[-1] if x_axis.get("type") != "category" else ""
+    return {"l": round(left), "r": round(max(14, text_px([last]) / 2 + 4)), "t": 12, "b": bottom}
 
 
-# --- Part B against rate ---------------------------------------------------------------
+def layout(x_axis: dict, y_axis: dict, **extra) -> dict:
+    return {
+        "xaxis": x_axis,
+        "yaxis": y_axis,
+        "hovermode": "closest",
+        "showlegend": False,
+        "paper_bgcolor": "rgba(0,0,0,0)",
+        "plot_bgcolor": "rgba(0,0,0,0)",
+        "font": {"size": FONT_SIZE},
+        "margin": margin(x_axis, y_axis),
+        **extra,
+    }
+
+
+def spec(data: list, chart_layout: dict, heights: dict, narrow: dict | None = None, **site):
+    """A chart spec with the site's sizes (wide and narrow) and its phone layout changes."""
+    return {
+        "data": data,
+        "layout": chart_layout,
+        "site": {"heights": heights, "narrow": narrow or {}, **site},
+    }
+
+
+def rows_heights(count: int, per_row: float = 1.0, extra: int = 60) -> dict:
+    return {k: round(extra + count * ROW_HEIGHT[k] * per_row) for k in ROW_HEIGHT}
+
+
+def setting_meta(design: dict, name: str) -> dict:
+    return {
+        "role": chart_style.setting_role(design, name),
+        "b": chart_style.b_label(design, name),
+        "w": chart_style.w_label(design, name),
+    }
+
+
+def setting_line(design: dict, name: str) -> dict:
+    return {
+        "color": chart_style.colour(chart_style.setting_role(design, name)),
+        "dash": chart_style.setting_dash(design, name),
+        "width": chart_style.setting_width(design, name),
+    }
+
+
+def rate_axis(design: dict) -> dict:
+    keys = design["rate_multiples"]
+    return chart_axes.chosen_axis(
+        "arrival rate (multiple of S)", [float(k) for k in keys], labels=list(keys), pad=0.06
+    )
+
+
+def steer(design: dict, names: list, views: list | None = None) -> dict:
+    """The B and W a reader can pick on a steered chart (labels in numeric order)."""
+    bs, ws = [], []
+    for name in design["settings"]:
+        if name not in names:
+            continue
+        b, w = chart_style.b_label(design, name), chart_style.w_label(design, name)
+        if b not in bs:
+            bs.append(b)
+        if design["setting"][name]["max_batch"] > 1 and w not in ws:
+            ws.append(w)
+    ws.sort(key=float)
+    roles = {chart_style.b_label(design, n): chart_style.setting_role(design, n) for n in names}
+    dashes = {chart_style.w_label(design, n): chart_style.setting_dash(design, n) for n in names}
+    return {
+        "b": [{"value": b, "role": roles[b]} for b in bs],
+        "w": [{"value": w, "dash": dashes[w]} for w in ws],
+        "views": views or [],
+    }
+
+
+# --- Part B against rate: the main result ------------------------------------------------
 
 
 LABELS = {"p50_ms": "p50", "p99_ms": "p99", "throughput": "throughput"}
+VIEWS = [
+    {"value": "p50_vs_rate", "label": "p50"},
+    {"value": "p99_vs_rate", "label": "p99"},
+    {"value": "throughput_vs_rate", "label": "throughput"},
+]
+
+
+def measured_cells(setting: dict) -> list:
+    """(rate key, cell) of every rate with at least one measured round, in rate order."""
+    rates = setting["rates"]
+    return [(k, rates[k]) for k in sorted(rates, key=float) if rates[k]["rounds"]]
+
+
+def setting_trace(results: dict, name: str, metric: str, unit: str) -> dict:
+    """One setting over the rates: a circle where it kept up, an open ✕ where it did not."""
+    design, label = results["design"], LABELS.get(metric, metric)
+    cells = measured_cells(results["part_b"]["settings"][name])
+    return {
+        "type": "scatter",
+        "mode": "lines+markers",
+        "name": name,
+        "x": [float(k) for k, _ in cells],
+        "y": [c.get(metric) for _, c in cells],
+        "line": setting_line(design, name),
+        "marker": {
+            "size": 8,
+            "symbol": [KEPT if c["keeps_up"] else NOT_KEPT for _, c in cells],
+            "line": {"width": 2, "color": setting_line(design, name)["color"]},
+        },
+        "text": [
+            f"{name} at {k} × S: {label} {show(c.get(metric), unit)}<br>"
+            f"{rounds_text(c, metric, unit)}<br>{kept_text(c)}"
+            for k, c in cells
+        ],
+        "hovertemplate": "%{text}<extra></extra>",
+        "meta": setting_meta(design, name),
+    }
 
 
 def metric_vs_rate(results: dict, names, metric: str, unit: str) -> list:
     """One line per setting over the rates it was measured at (cells with no run left out)."""
-    traces, label = [], LABELS.get(metric, metric)
-    for name in names:
-        rates = results["part_b"]["settings"][name]["rates"]
-        keys = [k for k in sorted(rates, key=float) if rates[k]["rounds"]]
-        cells = [rates[k] for k in keys]
-        traces.append(
-            {
-                "type": "scatter",
-                "mode": "lines+markers",
-                "name": name,
-                "x": [float(k) for k in keys],
-                "y": [c.get(metric) for c in cells],
-                "line": {"color": color(results, name)},
-                "marker": {
-                    "size": 9,
-                    "symbol": [KEPT if c["keeps_up"] else NOT_KEPT for c in cells],
-                },
-                "text": [
-                    f"{name} at {k} × S: {label} {show(c.get(metric), unit)}<br>"
-                    f"{rounds_text(c, metric, unit)}<br>{kept_text(c)}"
-                    for k, c in zip(keys, cells, strict=True)
-                ],
-                "hovertemplate": "%{text}<extra></extra>",
-            }
-        )
-    return traces
+    return [setting_trace(results, name, metric, unit) for name in names]
 
 
 def never_answered_marks(traces: list, label: str) -> list:
-    """Points whose latency is infinite (null) drawn as ▲ above every finite point."""
+    """Points whose latency is infinite (null), one ▲ trace per setting above every finite
+    point; each keeps its setting's colour and meta, so it shows and hides with it."""
     finite = [y for t in traces for y in t["y"] if y is not None]
-    marks = [
-        (x, t["name"]) for t in traces for x, y in zip(t["x"], t["y"], strict=True) if y is None
-    ]
-    if not marks or not finite:
-        return []
-    return [
-        {
-            "type": "scatter",
-            "mode": "markers",
-            "name": "never answered (infinite)",
-            "x": [x for x, _ in marks],
-            "y": [max(finite) * 2] * len(marks),
-            "marker": {"size": 12, "symbol": "triangle-up-open", "color": "#d62728"},
-            "text": [
-                f"{name} at {x:g} × S: {label} infinite: too many requests were never answered"
-                for x, name in marks
-            ],
-            "hovertemplate": "%{text}<extra></extra>",
-        }
-    ]
+    marks = []
+    for trace in traces:
+        xs = [x for x, y in zip(trace["x"], trace["y"], strict=True) if y is None]
+        if not xs or not finite:
+            continue
+        marks.append(
+            {
+                "type": "scatter",
+                "mode": "markers",
+                "name": f"{trace['name']}: never answered",
+                "x": xs,
+                "y": [max(finite) * 2] * len(xs),
+                "marker": {
+                    "size": 11,
+                    "symbol": NEVER,
+                    "color": trace.get("line", {}).get("color", chart_style.colour("ref")),
+                },
+                "text": [
+                    f"{trace['name']} at {x:g} × S: {label} infinite: too many requests "
+                    "were never answered"
+                    for x in xs
+                ],
+                "hovertemplate": "%{text}<extra></extra>",
+                "meta": trace.get("meta", {}),
+            }
+        )
+    return marks
+
+
+def rate_chart(results: dict, traces: list, y_axis: dict, **site) -> dict:
+    design = results["design"]
+    names = [t["name"] for t in traces if t.get("meta", {}).get("b") not in (None, "*")]
+    return spec(
+        traces,
+        layout(rate_axis(design), y_axis),
+        dict(LINE_HEIGHT),
+        steer=steer(design, names, VIEWS),
+        cells=True,
+        point_unit=" × S",
+        **site,
+    )
 
 
 def latency_vs_rate(results: dict, names: list, label: str) -> dict:
     """p50 or p99 (label) against the arrival rate, log scale, with never-answered marks."""
     traces = metric_vs_rate(results, names, f"{label}_ms", "ms")
-    return {
-        "data": traces + never_answered_marks(traces, label),
-        "layout": layout(
-            f"{label} latency against arrival rate (✕ = did not keep up, ▲ = never answered)",
-            rate_axis(),
-            axis(f"{label} latency (ms, log scale)", log=True),
-        ),
-    }
+    marks = never_answered_marks(traces, label)
+    values = [y for t in traces + marks for y in t["y"]]
+    y_axis = chart_axes.log_axis(f"{label} latency (ms, log scale)", values)
+    return rate_chart(results, traces + marks, y_axis, never_answered=bool(marks))
 
 
 def p99_vs_rate(results: dict) -> dict:
@@ -162,14 +239,14 @@ def p99_vs_rate(results: dict) -> dict:
 
 
 def p50_vs_rate(results: dict) -> dict:
-    names = [n for n in FEW if n in results["part_b"]["settings"]]
-    return latency_vs_rate(results, names, "p50")
+    return latency_vs_rate(results, results["design"]["settings"], "p50")
 
 
 def throughput_vs_rate(results: dict) -> dict:
     names = results["design"]["settings"]
     traces = metric_vs_rate(results, names, "throughput", "answers/s")
     s = results.get("saturation", {}).get("S")
+    values = [y for t in traces for y in t["y"]]
     if s:
         rates = [float(k) for k in results["design"]["rate_multiples"]]
         traces.append(
@@ -179,18 +256,14 @@ def throughput_vs_rate(results: dict) -> dict:
                 "name": "arrivals (rate × S)",
                 "x": rates,
                 "y": [r * s for r in rates],
-                "line": {"dash": "dash", "color": "#888888"},
+                "line": {"dash": "dash", "color": chart_style.colour("ref"), "width": 1.5},
                 "hoverinfo": "skip",
+                "meta": {"role": "ref", "b": "*"},
             }
         )
-    return {
-        "data": traces,
-        "layout": layout(
-            "Throughput against arrival rate (✕ = did not keep up)",
-            rate_axis(),
-            axis("throughput (answers per second)"),
-        ),
-    }
+        values += traces[-1]["y"]
+    y_axis = chart_axes.linear_axis("throughput (answers per second)", values)
+    return rate_chart(results, traces, y_axis)
 
 
 # --- Part A -------------------------------------------------------------------------------
@@ -200,7 +273,10 @@ def part_a_time_vs_size(results: dict) -> dict:
     by_size = results["part_a"]["by_size"]
     keys = sorted(by_size, key=int)
     traces = []
-    for metric, label in (("per_call_us", "per-call time"), ("per_row_us", "per-row time")):
+    for metric, label, role, dash in (
+        ("per_call_us", "per-call time", "s1", "solid"),
+        ("per_row_us", "per-row time", "s2", "dash"),
+    ):
         traces.append(
             {
                 "type": "scatter",
@@ -208,85 +284,211 @@ def part_a_time_vs_size(results: dict) -> dict:
                 "name": label,
                 "x": [int(k) for k in keys],
                 "y": [by_size[k][metric] for k in keys],
+                "line": {"color": chart_style.colour(role), "dash": dash, "width": 2},
+                "marker": {"size": 7},
                 "text": [
                     f"{k} rows: {label} {show(by_size[k][metric], 'µs')}<br>runs (per call): "
                     + ", ".join(show(v, "µs") for v in by_size[k]["per_call_us_runs"])
                     for k in keys
                 ],
                 "hovertemplate": "%{text}<extra></extra>",
+                "meta": {"role": role},
             }
         )
+    sizes = [int(k) for k in keys]
+    values = [y for t in traces for y in t["y"]]
+    y_axis = chart_axes.log_axis("time (µs, log scale)", values)
+    title = "batch size (rows in one call, log scale)"
+    return spec(
+        traces,
+        layout(chart_axes.log2_axis(title, sizes), y_axis),
+        dict(LINE_HEIGHT),
+        narrow={"xaxis": chart_axes.log2_axis(title, sizes, every=2)},
+        point_unit=" rows",
+    )
+
+
+# --- bars: one row per setting ------------------------------------------------------------
+
+
+def hbar(name: str, role: str, categories: list, values: list, texts: list, **extra) -> dict:
     return {
-        "data": traces,
-        "layout": layout(
-            "The model alone: time per call and per row against batch size",
-            axis("batch size (rows, log scale)", log=True, dtick=0.30103),
-            axis("time (µs, log scale)", log=True),
-        ),
+        "type": "bar",
+        "orientation": "h",
+        "name": name,
+        "y": categories,
+        "x": values,
+        "marker": {"color": chart_style.colour(role), **extra.pop("marker", {})},
+        "text": texts,
+        "textposition": "none",
+        "hovertemplate": "%{text}<extra></extra>",
+        "meta": {"role": role},
+        **extra,
     }
 
 
-# --- paired differences, waits, busy side, handler, batch sizes -------------------------------
+def hollow_unless(solid: list, role: str) -> dict:
+    """Bar colours: filled where `solid`, only outlined elsewhere (not told apart)."""
+    colour = chart_style.colour(role)
+    return {
+        "color": [colour if s else "rgba(0,0,0,0)" for s in solid],
+        "line": {"color": colour, "width": 1.5},
+    }
+
+
+def hbar_chart(
+    categories: list, traces: list, x_axis: dict, per_row: float, cells=True, **extra
+) -> dict:
+    y_axis = chart_axes.category_axis(categories, reversed_=True)
+    return spec(
+        traces,
+        layout(x_axis, y_axis, bargap=0.25, **extra),
+        rows_heights(len(categories), per_row),
+        cells=cells,
+    )
 
 
 def paired_at_quiet(results: dict, quiet: str) -> dict:
+    """Each setting minus none at the quiet rate (p50 and p99); pale = not told apart."""
     pairs = {
         n: b[NONE][quiet] for n, b in results.get("paired", {}).items() if quiet in b.get(NONE, {})
     }
     names = [n for n in results["design"]["settings"] if n in pairs]
-    traces = []
-    for metric, label in (("p50_ms", "p50"), ("p99_ms", "p99")):
+    traces, values = [], []
+    for metric, label, role in (("p50_ms", "p50", "p50"), ("p99_ms", "p99", "p99")):
         diffs = [pairs[n][metric] for n in names]
+        medians = [d["median"] for d in diffs]
+        values += medians
         traces.append(
-            {
-                "type": "bar",
-                "name": f"{label} difference",
-                "x": names,
-                "y": [d["median"] for d in diffs],
-                "text": [
+            hbar(
+                f"{label} difference",
+                role,
+                names,
+                medians,
+                [
                     f"{n} − none, {label} at {quiet} × S: median {show(d['median'], 'ms')}<br>"
                     "rounds "
                     + ", ".join(show(v, "ms") for v in d["diffs"])
                     + f"<br>{'told apart' if d['told_apart'] else 'not told apart'}"
                     for n, d in zip(names, diffs, strict=True)
                 ],
-                "hovertemplate": "%{text}<extra></extra>",
-                "marker": {"pattern": {"shape": ["" if d["told_apart"] else "/" for d in diffs]}},
-            }
+                marker=hollow_unless([d["told_apart"] for d in diffs], role),
+            )
         )
+    x_axis = chart_axes.linear_axis("setting − none (ms)", values, most_ticks=6)
+    x_axis["zeroline"] = True
+    return hbar_chart(names, traces, x_axis, per_row=1.5, barmode="group")
+
+
+def not_kept_marks(results: dict, rate: str, names: list, metric: str, unit: str) -> dict:
+    """An open ✕ at the end of the bar of every setting that did not keep up at `rate`."""
+    cells = [(n, results["part_b"]["settings"][n]["rates"][rate]) for n in names]
+    failed = [(n, c) for n, c in cells if not c["keeps_up"] and c.get(metric) is not None]
     return {
-        "data": traces,
-        "layout": layout(
-            f"Paired difference from none at {quiet} × S (hatched = not told apart)",
-            axis("setting"),
-            axis("setting − none (ms)"),
-            barmode="group",
-        ),
+        "type": "scatter",
+        "mode": "markers",
+        "name": "did not keep up",
+        "y": [n for n, _ in failed],
+        "x": [c[metric] for _, c in failed],
+        "marker": {
+            "symbol": NOT_KEPT,
+            "size": 9,
+            "color": chart_style.colour("ref"),
+            "line": {"width": 2, "color": chart_style.colour("ref")},
+        },
+        "text": [f"{n} at {rate} × S: {kept_text(c)}" for n, c in failed],
+        "hovertemplate": "%{text}<extra></extra>",
+        "meta": {"role": "ref"},
+        "cliponaxis": False,
     }
+
+
+def batched_at_busy(results: dict, busy: str) -> dict:
+    settings = results["part_b"]["settings"]
+    names = [n for n in results["design"]["settings"] if busy in settings[n]["rates"]]
+    names = [n for n in names if settings[n]["rates"][busy]["rounds"]]
+    traces, values = [], []
+    for metric, label, role in (("p50_ms", "p50", "p50"), ("p99_ms", "p99", "p99")):
+        cells = [settings[n]["rates"][busy] for n in names]
+        values += [c.get(metric) for c in cells]
+        traces.append(
+            hbar(
+                label,
+                role,
+                names,
+                [c.get(metric) for c in cells],
+                [
+                    f"{n} at {busy} × S: {label} {show(c.get(metric), 'ms')}<br>"
+                    f"{rounds_text(c, metric, 'ms')}<br>{kept_text(c)}"
+                    for n, c in zip(names, cells, strict=True)
+                ],
+            )
+        )
+    traces.append(not_kept_marks(results, busy, names, "p99_ms", "ms"))
+    x_axis = chart_axes.log_axis("latency (ms, log scale)", values, most_ticks=6)
+    return hbar_chart(names, traces, x_axis, per_row=1.5, barmode="group")
+
+
+def handler_moments(results: dict, quiet: str) -> dict:
+    settings = results["part_b"]["settings"]
+    names = [n for n in results["design"]["settings"] if quiet in settings[n]["rates"]]
+    names = [n for n in names if settings[n]["rates"][quiet]["rounds"]]
+    traces, totals = [], [0.0] * len(names)
+    for metric, label, role in (
+        ("ready_us_p50", "handler start → row ready", "s1"),
+        ("queued_us_p50", "row ready → model call", "s5"),
+        ("model_us_p50", "model call → score back", "s2"),
+    ):
+        cells = [settings[n]["rates"][quiet] for n in names]
+        values = [c.get(metric) for c in cells]
+        totals = [t + (v or 0) for t, v in zip(totals, values, strict=True)]
+        traces.append(
+            hbar(
+                label,
+                role,
+                names,
+                values,
+                [
+                    f"{n} at {quiet} × S: {label} {show(v, 'µs')} (p50)"
+                    for n, v in zip(names, values, strict=True)
+                ],
+            )
+        )
+    x_axis = chart_axes.linear_axis("time (µs)", totals, most_ticks=6)
+    return hbar_chart(names, traces, x_axis, per_row=1.0, barmode="stack")
+
+
+# --- waits and batch sizes ------------------------------------------------------------------
 
 
 def wait_vs_w(results: dict) -> dict:
     waits, rate = results["waits"]["by_setting"], results["waits"]["rate"]
-    caps = sorted({w["max_batch"] for w in waits.values()})
+    design = results["design"]
+    names = [n for n in design["settings"] if n in waits]
+    caps = sorted({waits[n]["max_batch"] for n in names})
     traces = []
     for cap in caps:
-        rows = sorted(
-            (w["max_wait_ms"], w["first_wait_ms"], n)
-            for n, w in waits.items()
-            if w["max_batch"] == cap
-        )
+        rows = [n for n in names if waits[n]["max_batch"] == cap]
         traces.append(
             {
                 "type": "scatter",
                 "mode": "lines+markers",
-                "name": f"B={cap}",
-                "x": [r[0] for r in rows],
-                "y": [r[1] for r in rows],
-                "text": [f"{n}: asked {w:g} ms, measured {show(m, 'ms')}" for w, m, n in rows],
+                "name": f"B={cap}" if cap > 1 else "queue B=1",
+                "x": [waits[n]["max_wait_ms"] for n in rows],
+                "y": [waits[n]["first_wait_ms"] for n in rows],
+                "line": {**setting_line(design, rows[0]), "dash": "solid"},
+                "marker": {"size": 8},
+                "text": [
+                    f"{n}: asked {waits[n]['max_wait_ms']:g} ms, measured "
+                    f"{show(waits[n]['first_wait_ms'], 'ms')}"
+                    for n in rows
+                ],
                 "hovertemplate": "%{text}<extra></extra>",
+                "meta": {"role": chart_style.setting_role(design, rows[0])},
             }
         )
-    top = max((w["max_wait_ms"] for w in waits.values()), default=0)
+    asked = [waits[n]["max_wait_ms"] for n in names]
+    top = max(asked, default=0)
     traces.append(
         {
             "type": "scatter",
@@ -294,109 +496,69 @@ def wait_vs_w(results: dict) -> dict:
             "name": "measured = asked",
             "x": [0, top],
             "y": [0, top],
-            "line": {"dash": "dot", "color": "#888888"},
+            "line": {"dash": "dot", "color": chart_style.colour("ref"), "width": 1.5},
             "hoverinfo": "skip",
+            "meta": {"role": "ref"},
         }
     )
-    return {
-        "data": traces,
-        "layout": layout(
-            f"How long the first request waited, against W ({rate} × S)",
-            axis("W, the longest wait asked for (ms)"),
-            axis("measured first wait, median (ms)"),
-        ),
-    }
-
-
-def bars_at_rate(results: dict, rate: str, names, metrics, title: str, y: dict, **extra):
-    settings = results["part_b"]["settings"]
-    names = [n for n in names if rate in settings[n]["rates"]]
-    traces = []
-    for metric, label, unit in metrics:
-        cells = [settings[n]["rates"][rate] for n in names]
-        traces.append(
-            {
-                "type": "bar",
-                "name": label,
-                "x": names,
-                "y": [c.get(metric) for c in cells],
-                "text": [
-                    f"{n} at {rate} × S: {label} {show(c.get(metric), unit)}<br>"
-                    f"{rounds_text(c, metric, unit)}<br>{kept_text(c)}"
-                    for n, c in zip(names, cells, strict=True)
-                ],
-                "hovertemplate": "%{text}<extra></extra>",
-                "textposition": "none",
-            }
-        )
-    return {"data": traces, "layout": layout(title, axis("setting"), y, **extra)}
-
-
-def batched_at_busy(results: dict, busy: str) -> dict:
-    names = results["design"]["settings"]
-    return bars_at_rate(
-        results,
-        busy,
-        names,
-        (("p50_ms", "p50", "ms"), ("p99_ms", "p99", "ms")),
-        f"Every setting at {busy} × S: p50 and p99",
-        axis("latency (ms, log scale)", log=True),
-        barmode="group",
-    )
-
-
-def handler_moments(results: dict, quiet: str) -> dict:
-    names = results["design"]["settings"]
-    metrics = (
-        ("ready_us_p50", "handler start → row ready", "µs"),
-        ("queued_us_p50", "row ready → model call", "µs"),
-        ("model_us_p50", "model call → score back", "µs"),
-    )
-    return bars_at_rate(
-        results,
-        quiet,
-        names,
-        metrics,
-        f"Inside the handler at {quiet} × S (p50 of each moment)",
-        axis("time (µs)"),
-        barmode="stack",
-    )
+    values = [y for t in traces for y in t["y"]]
+    x_axis = chart_axes.chosen_axis("W, the longest wait asked for (ms)", asked, pad=0.04)
+    y_axis = chart_axes.linear_axis(f"first wait, median at {rate} × S (ms)", values)
+    return spec(traces, layout(x_axis, y_axis), dict(LINE_HEIGHT), cells=True)
 
 
 def batch_sizes(results: dict, rate: str) -> dict:
-    settings = results["part_b"]["settings"]
-    traces = []
-    for name, setting in settings.items():
-        cell = setting["rates"].get(rate)
-        if setting["max_batch"] <= 1 or cell is None or "batch_sizes" not in cell:
+    """Share of batches per size bucket, one line per batched setting (steered by B and W)."""
+    design, settings = results["design"], results["part_b"]["settings"]
+    traces, labels = [], None
+    for name in design["settings"]:
+        cell = settings[name]["rates"].get(rate)
+        if settings[name]["max_batch"] <= 1 or cell is None or "batch_sizes" not in cell:
             continue
         counts = cell["batch_sizes"]
+        labels = labels or list(counts)
         total = sum(counts.values()) or 1
-        labels = list(counts)
         traces.append(
             {
-                "type": "bar",
+                "type": "scatter",
+                "mode": "lines+markers",
                 "name": name,
                 "x": labels,
-                "y": [counts[label] / total for label in labels],
+                "y": [100 * counts.get(label, 0) / total for label in labels],
+                "line": setting_line(design, name),
+                "marker": {"size": 7},
                 "text": [
-                    f"{name} at {rate} × S: {counts[label]:,} of {total:,} batches had {label} rows"
+                    f"{name} at {rate} × S: {counts.get(label, 0):,} of {total:,} batches had "
+                    f"{label} rows"
                     for label in labels
                 ],
                 "hovertemplate": "%{text}<extra></extra>",
-                "marker": {"color": color(results, name)},
-                "visible": True if setting["max_batch"] == 32 else "legendonly",
+                "meta": setting_meta(design, name),
             }
         )
-    return {
-        "data": traces,
-        "layout": layout(
-            f"Batch sizes at {rate} × S (share of batches)",
-            axis("batch size (rows in one model call)"),
-            axis("share of batches (%)", tickformat=".0%"),
-            barmode="group",
-        ),
-    }
+    if not traces:
+        return {}
+    values = [y for t in traces for y in t["y"]]
+    x_axis = chart_axes.category_axis(labels, "batch size (rows in one model call)")
+    y_axis = chart_axes.linear_axis("share of batches (%)", values, most_ticks=6)
+    names = [t["name"] for t in traces]
+    return spec(
+        traces,
+        layout(x_axis, y_axis),
+        dict(LINE_HEIGHT),
+        narrow={
+            "xaxis": {"tickvals": labels, "ticktext": [two_lines(x) for x in labels]},
+            "margin": {"b": 64},
+        },
+        steer=steer(design, names),
+        cells=True,
+    )
+
+
+def two_lines(label: str) -> str:
+    """A range label ('33-64') over two lines ('33-<br>64'), to fit a phone."""
+    low, dash, high = label.partition("-")
+    return f"{low}-<br>{high}" if dash else label
 
 
 # --- Part C, the batch route ------------------------------------------------------------------
@@ -418,6 +580,8 @@ def part_c_time_per_record(results: dict) -> dict:
             "name": "/predict_batch",
             "x": [int(k) for k in chunks],
             "y": [methods[k]["per_record_us"] for k in chunks],
+            "line": {"color": chart_style.colour("s1"), "width": 2},
+            "marker": {"size": 8},
             "text": [
                 f"chunks of {k}: {show(methods[k]['per_record_us'], 'µs')} per record, "
                 f"{show(methods[k]['wall_ms'], 'ms')} for {part_c['records']:,} records<br>"
@@ -425,6 +589,7 @@ def part_c_time_per_record(results: dict) -> dict:
                 for k in chunks
             ],
             "hovertemplate": "%{text}<extra></extra>",
+            "meta": {"role": "s1"},
         }
     ]
     if "loop" in methods and chunks:
@@ -436,86 +601,82 @@ def part_c_time_per_record(results: dict) -> dict:
                 "name": "loop of /predict (reference)",
                 "x": [int(chunks[0]), int(chunks[-1])],
                 "y": [loop["per_record_us"]] * 2,
-                "line": {"dash": "dash"},
+                "line": {"dash": "dash", "color": chart_style.colour("ref"), "width": 2},
                 "text": [
                     f"loop of /predict: {show(loop['per_record_us'], 'µs')} per record<br>"
                     f"{runs_text(loop['per_record_us_runs'], 'µs')}"
                 ]
                 * 2,
                 "hovertemplate": "%{text}<extra></extra>",
+                "meta": {"role": "ref"},
             }
         )
-    return {
-        "data": traces,
-        "layout": layout(
-            f"Scoring {part_c['records']:,} records: time per record against chunk size",
-            axis("records per /predict_batch call (log scale)", log=True),
-            axis("time per record (µs, log scale)", log=True),
-        ),
-    }
+    values = [y for t in traces for y in t["y"]]
+    sizes = [int(k) for k in chunks]
+    x_axis = chart_axes.log_axis("records per /predict_batch call (log scale)", sizes)
+    x_axis.update(tickvals=sizes, ticktext=[chart_axes.tick_text(s) for s in sizes])
+    y_axis = chart_axes.log_axis("time per record (µs, log scale)", values)
+    return spec(traces, layout(x_axis, y_axis), dict(LINE_HEIGHT), point_unit=" records")
 
 
-# Reader's words for the stages, in the order they are stacked; the stages drawn are the
-# ones the campaign names (results.json part_c.breakdown.*.stages), then the time outside.
+# Reader's words for the stages, in the order they are stacked, with their colour; the stages
+# drawn are the ones the campaign names (results.json part_c.breakdown.*.stages), then the
+# time outside.
 STAGE_WORDS = {
-    "ready": "read, check, look up (/predict)",
-    "parse": "parse",
-    "validate": "validate",
-    "lookup": "look up features",
-    "queued": "wait for the model",
-    "model": "model",
-    "serialize": "serialize",
+    "ready": ("read, check, look up (/predict)", "s1"),
+    "parse": ("parse", "s6"),
+    "validate": ("validate", "s4"),
+    "lookup": ("look up features", "s1"),
+    "queued": ("wait for the model", "s5"),
+    "model": ("model", "s2"),
+    "serialize": ("serialize", "s3"),
 }
-OUTSIDE = ("outside", "outside the handler")
+OUTSIDE = ("outside", "outside the handler", "ref")
 
 
 def breakdown_parts(breakdown: dict) -> list:
-    """(stage, words) of every stage a route reports, in STAGE_WORDS' order (a stage without
-    words is named as it is), then the time outside the handler."""
+    """(stage, words, role) of every stage a route reports, in STAGE_WORDS' order (a stage
+    without words is named as it is), then the time outside the handler."""
     stages = {stage for route in breakdown.values() for stage in route["stages"]}
-    known = [(stage, words) for stage, words in STAGE_WORDS.items() if stage in stages]
-    unnamed = [(stage, stage) for stage in sorted(stages - set(STAGE_WORDS))]
+    known = [(s, *STAGE_WORDS[s]) for s in STAGE_WORDS if s in stages]
+    unnamed = [(stage, stage, "s3") for stage in sorted(stages - set(STAGE_WORDS))]
     return [*known, *unnamed, OUTSIDE]
 
 
 def part_c_breakdown(results: dict) -> dict:
-    """Where one call's time goes, as shares of its stacked parts (medians, µs in hover)."""
+    """Where one call's time goes, as shares of its parts (medians, µs in hover)."""
     breakdown = results["part_c"]["breakdown"]
-    routes = [("single", "one /predict call"), ("batch", None)]
+    routes = [("single", "/predict<br>one record"), ("batch", None)]
     labels = [
-        label or f"one /predict_batch call of {breakdown[key]['records']:,} records"
-        for key, label in routes
+        label or f"/predict_batch<br>{breakdown[key]['records']:,} records" for key, label in routes
+    ]
+    parts = breakdown_parts(breakdown)
+    sums = [
+        sum(breakdown[key].get(f"{part}_us") or 0 for part, _, _ in parts) or 1 for key, _ in routes
     ]
     traces = []
-    for part, label in breakdown_parts(breakdown):
+    for part, words, role in parts:
         values = [breakdown[key].get(f"{part}_us") for key, _ in routes]
         if all(v is None for v in values):
             continue
         traces.append(
-            {
-                "type": "bar",
-                "name": label,
-                "x": labels,
-                "y": values,
-                "text": [
-                    f"{name}: {label} {show(v, 'µs')} (median) of a round trip of "
-                    f"{show(breakdown[key]['round_trip_us'], 'µs')}"
+            hbar(
+                words,
+                role,
+                labels,
+                [
+                    None if v is None else 100 * v / total
+                    for v, total in zip(values, sums, strict=True)
+                ],
+                [
+                    f"{name.replace('<br>', ', ')}: {words} {show(v, 'µs')} (median) of a "
+                    f"round trip of {show(breakdown[key]['round_trip_us'], 'µs')}"
                     for name, v, (key, _) in zip(labels, values, routes, strict=True)
                 ],
-                "hovertemplate": "%{text}<extra></extra>",
-                "textposition": "none",
-            }
+            )
         )
-    return {
-        "data": traces,
-        "layout": layout(
-            "Where a call's time goes at the HTTP boundary (share of the parts, medians)",
-            axis("call"),
-            axis("share of the call's time (%)", ticksuffix="%"),
-            barmode="stack",
-            barnorm="percent",
-        ),
-    }
+    x_axis = chart_axes.linear_axis("share of the call's time (%)", [0, 100], most_ticks=6)
+    return hbar_chart(labels, traces, x_axis, per_row=2.2, cells=False, barmode="stack")
 
 
 # --- the host's weather: the speed probe over the campaign -------------------------------------
@@ -523,7 +684,8 @@ def part_c_breakdown(results: dict) -> dict:
 
 def probe_weather(results: dict) -> dict:
     """Every attempt's probe before and after it, against the campaign's reference, in the
-    order the attempts ran; re-run attempts ringed, the rule's threshold drawn."""
+    order the attempts ran; the attempts the rule asked for in their own colour, the rule's
+    threshold dashed."""
     speed = results["speed_probe"]
     table, rule = speed["attempts"], speed["rule"]
     count = len(table["run_id"])
@@ -535,36 +697,32 @@ def probe_weather(results: dict) -> dict:
         text = run_id if attempt == 1 else f"{run_id}, attempt {attempt}"
         return text + (" (the rule does not re-run it)" if index in unjudged else "")
 
-    traces = []
-    for moment, symbol in (("before", "circle"), ("after", "diamond")):
-        traces.append(
-            {
-                "type": "scatter",
-                "mode": "markers",
-                "name": f"probe {moment} the run",
-                "x": positions,
-                "y": table[moment],
-                "marker": {"size": 6, "symbol": symbol},
-                "text": [
-                    f"{label(i)}: probe {moment} {show(v, '×')} the reference"
-                    for i, v in enumerate(table[moment])
-                ],  # fmt: skip
-                "hovertemplate": "%{text}<extra></extra>",
-            }
-        )
-    again = [i for i in range(count) if table["attempt"][i] > 1]
+    def points(name: str, role: str, indexes: list, values: list, size: int = 6) -> dict:
+        return {
+            "type": "scatter",
+            "mode": "markers",
+            "name": name,
+            "x": [positions[i] for i in indexes],
+            "y": values,
+            "marker": {"size": size, "symbol": "circle", "color": chart_style.colour(role)},
+            "text": [
+                f"{label(i)}: {show(v, '×')} the reference"
+                for i, v in zip(indexes, values, strict=True)
+            ],
+            "hovertemplate": "%{text}<extra></extra>",
+            "meta": {"role": role},
+        }
+
+    every = list(range(count))
+    traces = [
+        points("probe before the run", "s1", every, table["before"]),
+        points("probe after the run", "s2", every, table["after"]),
+    ]
+    again = [i for i in every if table["attempt"][i] > 1]
     if again:
+        slower = [max(table["before"][i], table["after"][i]) for i in again]
         traces.append(
-            {
-                "type": "scatter",
-                "mode": "markers",
-                "name": "an attempt the rule asked for (a re-run)",
-                "x": [positions[i] for i in again],
-                "y": [max(table["before"][i], table["after"][i]) for i in again],
-                "marker": {"size": 14, "symbol": "circle-open", "color": "#2ca02c"},
-                "text": [label(i) for i in again],
-                "hovertemplate": "%{text}<extra></extra>",
-            }
+            points("an attempt the rule asked for (its slower probe)", "s3", again, slower, 9)
         )
     limit = 1 + rule["threshold"]
     traces.append(
@@ -574,18 +732,17 @@ def probe_weather(results: dict) -> dict:
             "name": f"threshold: {limit:g} × the reference",
             "x": [1, max(count, 1)],
             "y": [limit, limit],
-            "line": {"dash": "dash", "color": "#d62728"},
+            "line": {"dash": "dash", "color": chart_style.colour("ref"), "width": 2},
             "hoverinfo": "skip",
+            "meta": {"role": "ref"},
         }
     )
-    return {
-        "data": traces,
-        "layout": layout(
-            "The speed probe before and after every attempt (above the dashed line: slow)",
-            axis("attempts, in the order they ran (re-runs at the end of their block)"),
-            axis("probe time / the campaign's reference"),
-        ),
-    }
+    x_axis = chart_axes.linear_axis(
+        "attempts, in the order they ran", [1, max(count, 1)], from_zero=False
+    )
+    values = [*table["before"], *table["after"], limit]
+    y_axis = chart_axes.linear_axis("probe time ÷ the reference", values, from_zero=False)
+    return spec(traces, layout(x_axis, y_axis), dict(LINE_HEIGHT))
 
 
 # --- all charts -----------------------------------------------------------------------------

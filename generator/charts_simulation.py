@@ -1,15 +1,22 @@
 """Plotly chart specs of the simulator checked against the lab (results.json `simulation`,
 its per-cell table included): simulated against measured latency, the relative errors by
 rate, and where keeps-up agrees. Every hover says "simulated, not measured" next to the
-simulated number. Run through `python -m generator build` (generator/charts.py lists them).
+simulated number. The specs follow generator/charts.py (the `site` key, colour roles of
+generator/chart_style.py, axes of generator/chart_axes.py), so each gets its stand-ins and
+is drawn lazily like every chart. Run through `python -m generator build` (generator/build.py
+adds them to the other charts).
 """
 
-from generator.charts import axis, layout, show
+from generator import chart_axes
+from generator.chart_style import colour
+from generator.charts import KEPT, LINE_HEIGHT, NOT_KEPT, layout, rate_axis, rows_heights, show
+from generator.charts import spec as chart_spec
 
 LABELS = {"p50_ms": "p50", "p99_ms": "p99", "throughput": "throughput"}
 UNITS = {"p50_ms": "ms", "p99_ms": "ms", "throughput": "answers/s"}
-COLORS = {"p50_ms": "#1f77b4", "p99_ms": "#d62728", "throughput": "#2ca02c"}
-AGREE, DISAGREE = "circle", "x-open"
+ROLES = {"p50_ms": "s1", "p99_ms": "s2", "throughput": "s3"}  # generator/chart_style.py
+AGREE, DISAGREE = KEPT, NOT_KEPT
+AGREEMENT_ROLES = {True: "s3", False: "s2"}
 
 
 def compared(results: dict) -> list:
@@ -52,11 +59,13 @@ def simulated_vs_measured(results: dict) -> dict:
                 "y": [row[2][metric] for row in shown],
                 "marker": {
                     "size": 8,
-                    "color": COLORS[metric],
+                    "color": colour(ROLES[metric]),
                     "symbol": [AGREE if row[2]["keeps_up"] else DISAGREE for row in shown],
+                    "line": {"width": 2, "color": colour(ROLES[metric])},
                 },
                 "text": [hover(row[0], row[1], metric, row[2], row[3]) for row in shown],
                 "hovertemplate": "%{text}<extra></extra>",
+                "meta": {"role": ROLES[metric]},
             }
         )
     if values:
@@ -68,18 +77,15 @@ def simulated_vs_measured(results: dict) -> dict:
                 "name": "simulated = measured",
                 "x": [low, high],
                 "y": [low, high],
-                "line": {"dash": "dot", "color": "#888888"},
+                "line": {"dash": "dot", "color": colour("ref"), "width": 1.5},
                 "hoverinfo": "skip",
+                "meta": {"role": "ref"},
             }
         )
-    return {
-        "data": traces,
-        "layout": layout(
-            "Simulated against measured latency (✕ = the simulation did not keep up)",
-            axis("measured (ms, log scale)", log=True),
-            axis("simulated, not measured (ms, log scale)", log=True),
-        ),
-    }
+    x_axis = chart_axes.log_axis("measured (ms, log scale)", values)
+    y_axis = chart_axes.log_axis("simulated (ms, log scale)", values)
+    narrow = {"xaxis": chart_axes.log_axis("measured (ms, log scale)", values, most_ticks=4)}
+    return chart_spec(traces, layout(x_axis, y_axis), dict(LINE_HEIGHT), narrow=narrow)
 
 
 def errors_by_rate(results: dict) -> dict:
@@ -95,19 +101,16 @@ def errors_by_rate(results: dict) -> dict:
                 "name": LABELS[metric],
                 "x": [float(row[1]) for row in shown],
                 "y": [row[2]["error"][metric] * 100 for row in shown],
-                "marker": {"size": 8, "color": COLORS[metric], "opacity": 0.75},
+                "marker": {"size": 8, "color": colour(ROLES[metric]), "opacity": 0.75},
                 "text": [hover(row[0], row[1], metric, row[2], row[3]) for row in shown],
                 "hovertemplate": "%{text}<extra></extra>",
+                "meta": {"role": ROLES[metric]},
             }
         )
-    return {
-        "data": traces,
-        "layout": layout(
-            "Simulated minus measured, in % of measured, cells the lab saw keep up",
-            axis("arrival rate (multiple of S)"),
-            axis("simulated − measured (% of measured)", zeroline=True),
-        ),
-    }
+    values = [y for trace in traces for y in trace["y"]]
+    y_axis = chart_axes.linear_axis("simulated − measured (%)", values)
+    y_axis["zeroline"] = True
+    return chart_spec(traces, layout(rate_axis(results["design"]), y_axis), dict(LINE_HEIGHT))
 
 
 def keeps_up_map(results: dict) -> dict:
@@ -116,6 +119,7 @@ def keeps_up_map(results: dict) -> dict:
     traces = []
     for agrees, label in ((True, "agree"), (False, "disagree")):
         shown = [row for row in rows if row[2]["keeps_up_agrees"] is agrees]
+        role = AGREEMENT_ROLES[agrees]
         traces.append(
             {
                 "type": "scatter",
@@ -126,8 +130,9 @@ def keeps_up_map(results: dict) -> dict:
                 "marker": {
                     "size": 11,
                     "symbol": AGREE if agrees else DISAGREE,
-                    "color": "#2ca02c" if agrees else "#d62728",
-                },  # fmt: skip
+                    "color": colour(role),
+                    "line": {"width": 2, "color": colour(role)},
+                },
                 "text": [
                     f"{name} at {key} × S: lab {'kept up' if lab['keeps_up'] else 'did not'}; "
                     f"simulation {'kept up' if sim['keeps_up'] else 'did not'} "
@@ -136,18 +141,16 @@ def keeps_up_map(results: dict) -> dict:
                     for name, key, sim, lab in shown
                 ],
                 "hovertemplate": "%{text}<extra></extra>",
+                "meta": {"role": role},
             }
         )
     names = list(results["simulation"]["settings"])
-    return {
-        "data": [trace for trace in traces if trace["x"]],
-        "layout": layout(
-            "Keeps up: the simulation against the lab, every cell",
-            axis("arrival rate (multiple of S)"),
-            axis("setting", categoryorder="array", categoryarray=names[::-1]),
-            height=max(360, 28 * len(names) + 120),
-        ),
-    }
+    y_axis = chart_axes.category_axis(names, reversed_=True)
+    return chart_spec(
+        [trace for trace in traces if trace["x"]],
+        layout(rate_axis(results["design"]), y_axis),
+        rows_heights(len(names), extra=70),
+    )
 
 
 def all_simulation_charts(results: dict) -> dict:

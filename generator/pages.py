@@ -16,7 +16,7 @@ from pathlib import Path
 
 import jinja2
 
-from generator import sources
+from generator import chart_html, sources
 from lab.rawformat.names import setting_name, slug
 
 TEMPLATE_SUFFIX = ".md.j2"
@@ -170,11 +170,28 @@ def reference_lookup(path: Path | None):
     return ref
 
 
-def context(results: dict, names: dict, reference: Path | None = None) -> dict:
+def chart_lookup(specs: dict | None):
+    """chart_figure(name, caption, b=…, w=…, views=…): a chart's HTML (generator/chart_html.py),
+    or a PageError naming a chart this campaign has no spec for. Pages rendered without specs
+    (specs=None) get the bare chart box; the build checks it against the specs it writes."""
+
+    def chart_figure(name: str, caption: str, b=None, w=None, views=False) -> str:
+        if specs is None:
+            return f'<div class="chart" data-chart="{name}"></div>\n\n{caption}\n'
+        if name not in specs:
+            raise PageError(f"chart '{name}' has no spec (the generator did not write it)")
+        return chart_html.figure(name, specs[name], caption, b=b, w=w, views=views)
+
+    return chart_figure
+
+
+def context(
+    results: dict, names: dict, reference: Path | None = None, specs: dict | None = None
+) -> dict:
     """What every template sees: the results, the figures' values, a cell lookup, the
-    campaign's names (quiet_rate, busy_rate, stages), setting_name, ref, the pictures
-    ({name: inline <svg>}, generator/drawings.py) and code_region(NAME), a marked region of the
-    lab's code (generator/sources.py)."""
+    campaign's names (quiet_rate, busy_rate, stages), setting_name, ref, chart_figure, the
+    pictures ({name: inline <svg>}, generator/drawings.py) and code_region(NAME), a marked
+    region of the lab's code (generator/sources.py)."""
     figures = {name: entry["value"] for name, entry in results.get("figures", {}).items()}
 
     def cell(setting: str, rate_key: str) -> dict:
@@ -198,6 +215,7 @@ def context(results: dict, names: dict, reference: Path | None = None) -> dict:
         "names": names,
         "setting_name": setting_name,
         "ref": reference_lookup(reference),
+        "chart_figure": chart_lookup(specs),
         "pictures": all_pictures(results),
         "code_region": code_region,
     }
@@ -236,14 +254,18 @@ def where_in(error: BaseException, filename: str) -> str:
 
 
 def page_outputs(
-    results: dict, pages_dir: Path, names: dict, reference: Path | None = None
+    results: dict,
+    pages_dir: Path,
+    names: dict,
+    reference: Path | None = None,
+    specs: dict | None = None,
 ) -> dict[str, bytes]:
     """{path relative to docs/: content} of every rendered template and copied file."""
     pages_dir = Path(pages_dir)
     if not pages_dir.is_dir():
         return {}
     env = environment(pages_dir)
-    values = context(results, names, reference)
+    values = context(results, names, reference, specs)
     outputs = {}
     for path in sorted(pages_dir.rglob("*")):
         if not path.is_file() or path.name.startswith("."):

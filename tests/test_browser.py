@@ -199,13 +199,17 @@ def open_page(context, base: str, url: str) -> Watch:
 
 
 def wait_for_charts(page) -> int:
-    """Wait until every chart on the page has a drawn plot; returns how many there are."""
-    count = page.locator("div.chart").count()
+    """Bring every chart into view, as a reader scrolling down would (charts are drawn when
+    they come near), and wait until each has a drawn plot; returns how many there are."""
+    charts = page.locator("div.chart")
+    count = charts.count()
+    for index in range(count):
+        charts.nth(index).scroll_into_view_if_needed()
     if count:
         page.wait_for_function(
             "() => [...document.querySelectorAll('div.chart')]"
             ".every(el => el.querySelector('svg.main-svg'))",
-            timeout=20_000,
+            timeout=30_000,
         )
     return count
 
@@ -390,13 +394,14 @@ def test_stop_ends_runaway_code_and_python_starts_again(site, context):
 def chart_colors(page) -> list[dict]:
     """Per chart: the page background, tick label color and every trace's line color."""
     return page.evaluate(
-        """() => [...document.querySelectorAll('div.chart')].map(chart => ({
+        r"""() => [...document.querySelectorAll('div.chart')].map(chart => ({
             background: getComputedStyle(document.body).backgroundColor,
             ticks: [...chart.querySelectorAll('.xtick text, .ytick text')]
                 .map(t => getComputedStyle(t).fill),
             traces: [...chart.querySelectorAll('.scatterlayer path.js-line, .barlayer path')]
                 .map(p => getComputedStyle(p).stroke !== 'none' && p.classList.contains('js-line')
-                    ? getComputedStyle(p).stroke : getComputedStyle(p).fill),
+                    ? getComputedStyle(p).stroke : getComputedStyle(p).fill)
+                .filter(color => !/^rgba\(.*, 0\)$/.test(color)),  // hollow bars: no fill
         }))"""
     )
 

@@ -1,11 +1,19 @@
 /*
- * Draws the lesson's charts. Runs in the browser on every page (MkDocs extra_javascript).
+ * Draws the lesson's charts, lazily. Runs in the browser on every page (MkDocs
+ * extra_javascript); mounts through Material's document$, so instant navigation works.
  *
- * Every <div class="chart" data-chart="NAME"> gets the generator's Plotly spec
- * assets/charts/NAME.json, drawn with the site's own copy of plotly.js (loaded only on pages
- * that have a chart). Colors follow Material's palette (data-md-color-scheme on <body>) and
- * the charts are redrawn when the reader toggles it; they size to their container, so they
- * fit a phone. Mounting goes through Material's document$ so instant navigation works.
+ * Every chart arrives as a static stand-in drawn by the generator (generator/standins.py), so
+ * the page shows its text and pictures at once and loads nothing heavy. plotly.js (the site's
+ * own copy) is fetched only once the reader interacts with the page (scrolls, touches, clicks,
+ * types, or points at a chart); from then on each chart is drawn from its spec
+ * (assets/charts/NAME.json) when it comes within half a screen of the viewport. plotly.js
+ * stays loaded across instant navigation. Colours come from the palette's CSS variables
+ * (chart-colours.css), so charts are redrawn when the reader switches palette, and a chart
+ * narrower than 480px gets the spec's phone layout (redrawn when it crosses that width).
+ *
+ * The key under a chart shows or hides a series; a steered chart (the main result) shows the
+ * settings whose B and W the reader picked, and switches between p50, p99 and throughput.
+ * A link with ?chart=CHART&point=NAME@X (from the explorer's answers) marks that point.
  */
 (function () {
   "use strict";
@@ -13,15 +21,18 @@
   // This script lives at <site>/assets/js/charts.js: the site root is two levels up.
   const SITE_ROOT = new URL("../../", document.currentScript.src);
   const PLOTLY_URL = new URL("assets/vendor/plotly/plotly-basic.min.js", SITE_ROOT);
-
-  // Trace colors readable on each palette's background (Okabe-Ito based, colorblind safe).
-  const COLORWAY = {
-    default: ["#0072b2", "#d55e00", "#009e73", "#cc79a7", "#e69f00", "#56b4e9", "#7f7f7f", "#000000"],
-    slate: ["#56b4e9", "#ff9e4a", "#34d1a0", "#e69fc8", "#f0e442", "#a8c8ff", "#c8c8c8", "#ffffff"],
-  };
+  const NARROW_BELOW = 480; // as generator/chart_style.py and the CSS container query
+  const NEAR = "50% 0px 50% 0px"; // "about to be seen": within half a screen
+  const TRANSPARENT = "rgba(0,0,0,0)";
 
   let plotlyLoading = null;
+  let interacted = false;
+  let charts = []; // this page's chart boxes
+  let nearObserver = null;
+  let sizeObserver = null;
   const specCache = new Map();
+
+  // ---- loading ----------------------------------------------------------------------------
 
   function loadPlotly() {
     if (window.Plotly) return Promise.resolve(window.Plotly);
@@ -51,14 +62,33 @@
     return specCache.get(name);
   }
 
+  // The reader did something: from now on, charts near the viewport are drawn.
+  function onInteraction() {
+    if (interacted) return;
+    interacted = true;
+    for (const event of INTERACTIONS) window.removeEventListener(event, onInteraction, true);
+    charts.filter((element) => element.dataset.near && !element.dataset.state).forEach(draw);
+  }
+
+  const INTERACTIONS = ["scroll", "wheel", "touchstart", "pointerdown", "keydown"];
+
+  function listenForInteraction() {
+    if (interacted) return;
+    for (const event of INTERACTIONS) {
+      window.addEventListener(event, onInteraction, { capture: true, passive: true });
+    }
+  }
+
+  // ---- colours and layout -----------------------------------------------------------------
+
   function scheme() {
     return document.body.getAttribute("data-md-color-scheme") === "slate" ? "slate" : "default";
   }
 
-  // Material's colors are CSS custom properties (hsla with var()); let the browser resolve them.
-  function cssColor(variable) {
+  // Material's colours are CSS custom properties (hsla with var()); let the browser resolve them.
+  function cssColor(value) {
     const probe = document.createElement("span");
-    probe.style.color = "var(" + variable + ")";
+    probe.style.color = value;
     probe.style.display = "none";
     document.body.appendChild(probe);
     const color = getComputedStyle(probe).color;
@@ -67,168 +97,258 @@
   }
 
   function themeColors() {
+    const roles = {};
     return {
-      text: cssColor("--md-default-fg-color"),
-      muted: cssColor("--md-default-fg-color--light"),
-      grid: cssColor("--md-default-fg-color--lightest"),
-      background: cssColor("--md-default-bg-color"),
-      colorway: COLORWAY[scheme()],
+      text: cssColor("var(--md-default-fg-color)"),
+      muted: cssColor("var(--md-default-fg-color--light)"),
+      lighter: cssColor("var(--md-default-fg-color--lighter)"),
+      grid: cssColor("var(--md-default-fg-color--lightest)"),
+      background: cssColor("var(--md-default-bg-color)"),
+      font: getComputedStyle(document.body).fontFamily,
+      role(name) {
+        if (!(name in roles)) roles[name] = cssColor("var(--chart-" + name + ")");
+        return roles[name];
+      },
     };
   }
 
-  // A deep copy of the spec's layout with the palette's colors and a size that follows the box.
-  function themedLayout(layout, colors, width) {
-    const themed = JSON.parse(JSON.stringify(layout || {}));
-    delete themed.width;
-    delete themed.template;
-    themed.autosize = true;
-    themed.height = themed.height || 420;
-    themed.paper_bgcolor = "rgba(0,0,0,0)";
-    themed.plot_bgcolor = "rgba(0,0,0,0)";
-    themed.colorway = colors.colorway;
-    themed.font = Object.assign({}, themed.font, { color: colors.text });
-    themed.hoverlabel = Object.assign({}, themed.hoverlabel, {
+  function merged(base, patch) {
+    const result = Object.assign({}, base);
+    for (const [key, value] of Object.entries(patch || {})) {
+      const both = value && typeof value === "object" && !Array.isArray(value);
+      result[key] = both && result[key] && typeof result[key] === "object"
+        ? merged(result[key], value)
+        : value;
+    }
+    return result;
+  }
+
+  function isNarrow(element) {
+    return (element.clientWidth || window.innerWidth) < NARROW_BELOW;
+  }
+
+  function themedLayout(spec, colors, narrow) {
+    const layout = merged(JSON.parse(JSON.stringify(spec.layout)), narrow ? spec.site.narrow : {});
+    layout.autosize = true;
+    delete layout.width;
+    delete layout.height;
+    layout.font = Object.assign({}, layout.font, { color: colors.muted, family: colors.font });
+    layout.hoverlabel = {
       bgcolor: colors.background,
-      font: { color: colors.text },
-    });
-    themed.legend = Object.assign({}, themed.legend, { bgcolor: "rgba(0,0,0,0)" });
-    if (themed.title && typeof themed.title === "object") {
-      themed.title.font = Object.assign({}, themed.title.font, { color: colors.text });
-      if (width < 600 && typeof themed.title.text === "string") {
-        themed.title.text = wrapTitle(themed.title.text, width);
-        themed.title.font.size = 14;
-      }
+      bordercolor: colors.muted,
+      font: { color: colors.text, family: colors.font },
+    };
+    for (const key of Object.keys(layout)) {
+      if (!/^[xy]axis\d*$/.test(key)) continue;
+      const axis = layout[key];
+      axis.gridcolor = colors.grid;
+      axis.linecolor = colors.lighter;
+      axis.zerolinecolor = colors.lighter;
+      axis.tickcolor = colors.lighter;
+      axis.showline = key.startsWith("x");
+      if (axis.title) axis.title = Object.assign({}, axis.title, { font: { color: colors.text } });
+      if (narrow) axis.fixedrange = true; // a finger on a phone scrolls the page, never zooms
     }
-    for (const key of Object.keys(themed)) {
-      if (/^[xy]axis\d*$/.test(key)) {
-        themed[key] = Object.assign({}, themed[key], {
-          gridcolor: colors.grid,
-          linecolor: colors.muted,
-          zerolinecolor: colors.muted,
-          tickcolor: colors.muted,
+    if (narrow) layout.dragmode = false;
+    return layout;
+  }
+
+  // ---- which series show ------------------------------------------------------------------
+
+  function words(list) {
+    return (list || "").split(" ").filter(Boolean);
+  }
+
+  // A steered chart: B picked, and W picked unless the setting has none (none, queue B=1).
+  function shownBySteering(element, trace) {
+    if (element.dataset.b === undefined) return true;
+    const meta = trace.meta || {};
+    if (meta.b === "*") return true;
+    if (!words(element.dataset.b).includes(meta.b)) return false;
+    return meta.b === "none" || meta.b === "1" || words(element.dataset.w).includes(meta.w);
+  }
+
+  function themedData(element, spec, colors) {
+    const hidden = words(element.dataset.hidden);
+    return spec.data.map((source, index) => {
+      const trace = JSON.parse(JSON.stringify(source));
+      const color = colors.role((trace.meta && trace.meta.role) || "ref");
+      if (trace.line) trace.line.color = color;
+      trace.marker = Object.assign({}, trace.marker);
+      // A list of colours: transparent entries stay hollow (outlined bars), the rest recoloured.
+      trace.marker.color = Array.isArray(trace.marker.color)
+        ? trace.marker.color.map((c) => (c === TRANSPARENT ? c : color))
+        : color;
+      if (trace.marker.line) trace.marker.line.color = color;
+      trace.visible = shownBySteering(element, trace) && !hidden.includes(String(index));
+      return trace;
+    });
+  }
+
+  // ---- the point a link asked for -----------------------------------------------------------
+
+  // The points the page's address asks this chart to mark (?chart=CHART&point=NAME@X). Read
+  // when drawing: after an instant navigation the address changes after the page is swapped
+  // (and Material rewrites its #anchor as the reader scrolls, so the query names the chart).
+  function askedPoints(element) {
+    const figure = element.closest(".chart-figure");
+    const asked = new URLSearchParams(window.location.search);
+    if (!figure || figure.id !== "chart-" + asked.get("chart")) return [];
+    return asked.getAll("point").map((text) => {
+      const at = text.lastIndexOf("@");
+      return { name: text.slice(0, at), x: Number(text.slice(at + 1)) };
+    });
+  }
+
+  function pointAnnotations(element, spec, data, colors) {
+    const notes = [];
+    for (const point of askedPoints(element)) {
+      data.forEach((trace) => {
+        if (trace.name !== point.name || !trace.visible) return;
+        const index = trace.x.findIndex((x) => Number(x) === point.x);
+        if (index < 0 || trace.y[index] === null) return;
+        const log = spec.layout.yaxis.type === "log";
+        notes.push({
+          x: point.x,
+          y: log ? Math.log10(trace.y[index]) : trace.y[index],
+          text: point.name + " at " + point.x + (spec.site.point_unit || ""),
+          showarrow: true,
+          arrowhead: 2,
+          arrowcolor: colors.text,
+          ax: -40,
+          ay: -36,
+          bgcolor: colors.background,
+          bordercolor: colors.text,
+          font: { color: colors.text },
         });
-      }
-    }
-    const narrow = width < 600;
-    themed.margin = narrow
-      ? { l: 52, r: 8, t: themed.title ? 72 : 16, b: 48 }
-      : Object.assign({ l: 64, r: 24, t: themed.title ? 56 : 24, b: 56 }, themed.margin);
-    if (narrow) {
-      // On a phone the legend goes under the plot so the plot keeps the full width.
-      themed.legend = Object.assign({}, themed.legend, {
-        orientation: "h",
-        x: 0,
-        xanchor: "left",
-        y: -0.22,
-        yanchor: "top",
       });
-      themed.height = Math.max(themed.height, 480);
     }
-    return themed;
+    return notes;
   }
 
-  // [r, g, b] (0-255) of "#rgb", "#rrggbb" or "rgb(a)(…)", or null for anything else.
-  function channels(color) {
-    const hex = /^#([0-9a-f]{3}|[0-9a-f]{6})$/i.exec(color);
-    if (hex) {
-      const digits = hex[1].length === 3 ? hex[1].replace(/./g, "$&$&") : hex[1];
-      return [0, 2, 4].map((i) => parseInt(digits.slice(i, i + 2), 16));
-    }
-    const rgb = /^rgba?\(([^)]+)\)$/i.exec(color);
-    return rgb ? rgb[1].split(",").slice(0, 3).map(Number) : null;
-  }
-
-  function luminance(rgb) {
-    const linear = rgb.map((v) => {
-      const c = v / 255;
-      return c <= 0.03928 ? c / 12.92 : Math.pow((c + 0.055) / 1.055, 2.4);
-    });
-    return 0.2126 * linear[0] + 0.7152 * linear[1] + 0.0722 * linear[2];
-  }
-
-  function contrast(a, b) {
-    const [high, low] = [luminance(a), luminance(b)].sort((x, y) => y - x);
-    return (high + 0.05) / (low + 0.05);
-  }
-
-  // A trace color moved toward the text color until it stands out from the background
-  // (contrast ≥ 3, the WCAG level for graphics); colors that already do are kept.
-  function readable(color, colors) {
-    const rgb = channels(color);
-    const background = channels(colors.background);
-    const text = channels(colors.text);
-    if (!rgb || !background || !text || contrast(rgb, background) >= 3) return color;
-    for (let share = 0.1; share <= 1; share += 0.1) {
-      const mixed = rgb.map((v, i) => Math.round(v + (text[i] - v) * share));
-      if (contrast(mixed, background) >= 3) return "rgb(" + mixed.join(",") + ")";
-    }
-    return colors.text;
-  }
-
-  // The generator's trace colors, each made readable on the current palette's background.
-  // Bar texts are hover texts here: drawn inside the bars they would be unreadable.
-  function themedData(data, colors) {
-    const traces = JSON.parse(JSON.stringify(data || []), (key, value) =>
-      key === "color" && typeof value === "string" ? readable(value, colors) : value
-    );
-    for (const trace of traces) {
-      if (trace.type === "bar" && trace.text && !trace.textposition) trace.textposition = "none";
-    }
-    return traces;
-  }
-
-  // A long title broken into lines that fit a narrow chart (Plotly does not wrap titles).
-  function wrapTitle(text, width) {
-    const perLine = Math.max(Math.floor(width / 8), 24);
-    const lines = [];
-    let line = "";
-    for (const word of text.split(" ")) {
-      if (line && (line + " " + word).length > perLine) {
-        lines.push(line);
-        line = word;
-      } else {
-        line = line ? line + " " + word : word;
+  // A steered chart shows the settings a link names even when they were not picked.
+  function pickPoints(element, spec) {
+    for (const point of askedPoints(element)) {
+      const trace = spec.data.find((t) => t.name === point.name);
+      if (!trace || !trace.meta || element.dataset.b === undefined) continue;
+      const figure = element.closest(".chart-figure");
+      for (const [pick, value] of [["b", trace.meta.b], ["w", trace.meta.w]]) {
+        if (!value || words(element.dataset[pick]).includes(value)) continue;
+        element.dataset[pick] = words(element.dataset[pick]).concat([value]).join(" ");
+        const box = figure.querySelector('[data-pick="' + pick + '"] input[value="' + value + '"]');
+        if (box) box.checked = true;
       }
     }
-    if (line) lines.push(line);
-    return lines.join("<br>");
   }
+
+  // ---- drawing ------------------------------------------------------------------------------
 
   async function draw(element) {
     const name = element.dataset.chart;
+    element.dataset.state = "drawing";
     try {
       const [Plotly, spec] = await Promise.all([loadPlotly(), fetchSpec(name)]);
+      if (!element.isConnected) return;
+      pickPoints(element, spec);
       const colors = themeColors();
-      const width = element.clientWidth || window.innerWidth;
-      await Plotly.react(element, themedData(spec.data, colors), themedLayout(spec.layout, colors, width), {
-        responsive: true,
+      const narrow = isNarrow(element);
+      const data = themedData(element, spec, colors);
+      const layout = themedLayout(spec, colors, narrow);
+      layout.annotations = pointAnnotations(element, spec, data, colors);
+      await Plotly.react(element, data, layout, {
+        responsive: false,
         displaylogo: false,
+        displayModeBar: narrow ? false : "hover",
         modeBarButtonsToRemove: ["select2d", "lasso2d"],
+        scrollZoom: false,
       });
       element.dataset.drawn = scheme();
+      element.dataset.narrow = narrow ? "1" : "";
+      element.dataset.state = "drawn";
+      sizeObserver.observe(element);
     } catch (error) {
-      element.textContent = "This chart could not be drawn (" + error.message + ").";
+      element.dataset.state = "failed";
       console.error(error);
     }
   }
 
+  function redraw(element) {
+    if (element.dataset.drawn || interacted) draw(element);
+  }
+
+  function onNear(entries) {
+    for (const entry of entries) {
+      const element = entry.target;
+      if (!entry.isIntersecting) continue;
+      element.dataset.near = "1";
+      if (interacted && !element.dataset.state) draw(element);
+    }
+  }
+
+  function onResize(entries) {
+    for (const entry of entries) {
+      const element = entry.target;
+      if (element.dataset.state !== "drawn" || !window.Plotly) continue;
+      if (isNarrow(element) !== Boolean(element.dataset.narrow)) draw(element);
+      else window.Plotly.Plots.resize(element);
+    }
+  }
+
+  // ---- the reader's controls ----------------------------------------------------------------
+
+  function onKeyClick(event) {
+    const button = event.target.closest(".chart-key-item");
+    if (!button) return;
+    const element = button.closest(".chart-figure").querySelector("div.chart");
+    const pressed = button.getAttribute("aria-pressed") !== "true";
+    button.setAttribute("aria-pressed", String(pressed));
+    const hidden = new Set(words(element.dataset.hidden));
+    if (pressed) hidden.delete(button.dataset.trace);
+    else hidden.add(button.dataset.trace);
+    element.dataset.hidden = [...hidden].join(" ");
+    interacted = true;
+    draw(element);
+  }
+
+  function onSteer(event) {
+    const figure = event.target.closest(".chart-figure");
+    const element = figure && figure.querySelector("div.chart");
+    if (!element) return;
+    if (event.target.type === "radio") {
+      element.dataset.chart = event.target.value;
+    } else {
+      const group = event.target.closest("[data-pick]");
+      const checked = [...group.querySelectorAll("input:checked")].map((box) => box.value);
+      element.dataset[group.dataset.pick] = checked.join(" ");
+    }
+    interacted = true;
+    draw(element);
+  }
+
   function mountCharts() {
-    const charts = document.querySelectorAll("div.chart[data-chart]");
-    charts.forEach((element) => {
-      // A figure, not an img: an img may not hold the modebar's buttons (axe: nested-interactive).
-      element.setAttribute("role", "figure");
-      draw(element);
-    });
+    if (nearObserver) nearObserver.disconnect();
+    if (sizeObserver) sizeObserver.disconnect();
+    nearObserver = new IntersectionObserver(onNear, { rootMargin: NEAR });
+    sizeObserver = new ResizeObserver(onResize);
+    charts = [...document.querySelectorAll("div.chart[data-chart]")];
+    for (const element of charts) {
+      const figure = element.closest(".chart-figure") || element;
+      figure.addEventListener("click", onKeyClick);
+      figure.addEventListener("change", onSteer);
+      figure.addEventListener("pointerenter", onInteraction, { once: true });
+      figure.addEventListener("focusin", onInteraction, { once: true });
+      if (askedPoints(element).length) interacted = true; // a link asked for a point: draw it
+      nearObserver.observe(element);
+    }
+    listenForInteraction();
   }
 
   // Redraw when the reader switches palette (Material sets the attribute on <body>).
   new MutationObserver(() => {
-    document.querySelectorAll("div.chart[data-chart]").forEach(draw);
+    charts.filter((element) => element.dataset.drawn).forEach(redraw);
   }).observe(document.body, { attributes: true, attributeFilter: ["data-md-color-scheme"] });
 
-  if (window.document$) {
-    window.document$.subscribe(mountCharts);
-  } else {
-    document.addEventListener("DOMContentLoaded", mountCharts);
-  }
+  window.lessonCharts = { loaded: () => Boolean(window.Plotly), interacted: () => interacted };
+  if (window.document$) window.document$.subscribe(mountCharts);
+  else document.addEventListener("DOMContentLoaded", mountCharts);
 })();
