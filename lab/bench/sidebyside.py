@@ -12,6 +12,7 @@ Every process is pinned to the given core with one thread, as the campaign runne
 Used by lab/bench/handler_trace.py and lab/bench/batcher.py.
 """
 
+import atexit
 import os
 import shutil
 import statistics
@@ -23,6 +24,7 @@ from pathlib import Path
 import numpy as np
 
 from lab import paths
+from lab.campaign.probe import ProbeWorker
 from lab.machine.fingerprint import git_commit
 from lab.machine.processes import pin_command, python, single_thread_env
 from lab.rawformat import codec
@@ -33,6 +35,19 @@ NICE_HELP = (
     "on a shared machine: run under `setsid -w` so the whole session gets it; 0 (default) on "
     "a quiet one"
 )
+
+
+_PROBES: dict[int, ProbeWorker] = {}
+
+
+def probe_on_core(cpu: int) -> dict:
+    """One speed probe (lab/campaign/probe.py) on `cpu`, for a benchmark's --probe
+    (`lab.bench.sidebyside:probe_on_core`): one pre-loaded probe process per core, kept for
+    the benchmark's life."""
+    if cpu not in _PROBES:
+        _PROBES[cpu] = ProbeWorker(cpu)
+        atexit.register(_PROBES[cpu].close)
+    return _PROBES[cpu].measure()
 
 
 def shield(nice: int) -> str:
