@@ -123,3 +123,19 @@ def full_campaign_builds(tmp_path_factory) -> dict:
         assert done.returncode == 0, done.stdout + done.stderr
         built[name] = out / "assets" / "data" / "results.json"
     return built
+
+
+# --- the site as a reader gets it, built once per session and served over HTTP -------------
+
+
+@pytest.fixture(scope="session")
+def served_site(tmp_path_factory):
+    """(site_dir, base URL): `mkdocs build --strict` of the committed data for a free port on
+    127.0.0.1, served there for the whole session. The browser tests only read it; a test that
+    needs another build (another address, a changed config) makes its own."""
+    import test_browser as site_tools
+
+    site_dir, port = tmp_path_factory.mktemp("served-site"), site_tools.free_port()
+    site_tools.build_site(site_dir, f"http://127.0.0.1:{port}/")
+    with site_tools.serve(site_dir, port) as base:
+        yield site_dir, base

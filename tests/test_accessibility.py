@@ -9,7 +9,6 @@ serious or critical violation fails, named by page, viewport, palette, rule and 
 """
 
 import sys
-import tempfile
 from pathlib import Path
 
 import pytest
@@ -44,12 +43,9 @@ def axe_source() -> str:
 
 
 @pytest.fixture(scope="module")
-def site():
-    with tempfile.TemporaryDirectory(prefix="lesson-site-") as folder:
-        site_dir, port = Path(folder), site_tools.free_port()
-        site_tools.build_site(site_dir, f"http://127.0.0.1:{port}/")
-        with site_tools.serve(site_dir, port) as base:
-            yield site_dir, base
+def site(served_site):
+    """(site_dir, base): the session's built and served site (conftest.py)."""
+    return served_site
 
 
 @pytest.fixture(scope="module")

@@ -19,7 +19,6 @@ import importlib.util
 import json
 import socket
 import sys
-import tempfile
 import threading
 from pathlib import Path
 
@@ -167,12 +166,9 @@ def cpython_answer(site_dir: Path, code: str) -> str:
 
 
 @pytest.fixture(scope="module")
-def site():
-    with tempfile.TemporaryDirectory(prefix="lesson-site-") as folder:
-        site_dir, port = Path(folder), free_port()
-        build_site(site_dir, f"http://127.0.0.1:{port}/")
-        with serve(site_dir, port) as base:
-            yield site_dir, base
+def site(served_site):
+    """(site_dir, base): the session's built and served site (conftest.py)."""
+    return served_site
 
 
 @pytest.fixture(scope="module")

@@ -41,12 +41,9 @@ READER_CODE = [
 
 
 @pytest.fixture(scope="module")
-def site():
-    with tempfile.TemporaryDirectory(prefix="lesson-site-") as folder:
-        site_dir, port = Path(folder), site_tools.free_port()
-        site_tools.build_site(site_dir, f"http://127.0.0.1:{port}/")
-        with site_tools.serve(site_dir, port) as base:
-            yield site_dir, base
+def site(served_site):
+    """(site_dir, base): the session's built and served site (conftest.py)."""
+    return served_site
 
 
 @pytest.fixture(scope="module")

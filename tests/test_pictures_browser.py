@@ -9,11 +9,8 @@ scroll sideways. Uses the helpers of tests/test_browser.py (build, serve, launch
 Run: `.venv/bin/pytest tests/test_pictures_browser.py`
 """
 
-import tempfile
-from pathlib import Path
-
 import pytest
-from test_browser import PHONE, build_site, free_port, launch, luminance, open_page, serve
+from test_browser import PHONE, launch, luminance, open_page
 
 pytestmark = [pytest.mark.browser, pytest.mark.timeout(300)]
 
@@ -68,12 +65,9 @@ def contrast(color: str, background: str) -> float:
 
 
 @pytest.fixture(scope="module")
-def site():
-    with tempfile.TemporaryDirectory(prefix="lesson-pictures-") as folder:
-        site_dir, port = Path(folder), free_port()
-        build_site(site_dir, f"http://127.0.0.1:{port}/")
-        with serve(site_dir, port) as base:
-            yield base
+def site(served_site):
+    """The base URL of the session's built and served site (conftest.py)."""
+    return served_site[1]
 
 
 @pytest.fixture(scope="module")
