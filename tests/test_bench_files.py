@@ -5,9 +5,10 @@ not follow from its runs fails, and so does an altered number, a changed file or
 clear errors naming the file and the field, and data/bench/batcher.json: "still to come"
 while it is absent, old next to new with the targets once it exists.
 
-No batcher.json has been measured yet, so its tests write one in a temporary folder: its
-summary made by the benchmark's own `lab.bench.batcher.summarize` from runs made up here (the
-format, not a measurement).
+The committed batcher.json is checked on the page; the other cases (a smoke run, an old client
+without an answer check, …) write one in a temporary folder: its summary made by the
+benchmark's own `lab.bench.batcher.summarize` from runs made up here (the format, not a
+measurement).
 
 Run: `.venv/bin/pytest tests/test_bench_files.py`
 """
@@ -121,11 +122,20 @@ def test_the_versions_are_named_by_the_machinery_their_client_recorded(committed
     assert committed["bench"]["dir"] == "data/bench"
 
 
-def test_the_side_by_side_run_is_still_to_come_without_batcher_json(committed):
-    if (SITE.bench / "batcher.json").exists():
-        pytest.skip("data/bench/batcher.json exists: the tests below cover it")
-    assert "batcher" not in committed["bench"]
-    assert "is still to come" in handler_page(committed)
+def test_the_side_by_side_run_is_still_to_come_without_batcher_json(bench_copy, tmp_path):
+    results = build(tmp_path / "out", bench_copy)  # the trace only, no batcher.json
+    assert "batcher" not in results["bench"]
+    assert "is still to come" in handler_page(results)
+
+
+def test_the_committed_side_by_side_run_is_on_the_page_with_its_own_numbers(committed):
+    found = json.loads((SITE.bench / "batcher.json").read_text())
+    page = handler_page(committed)
+    assert "is still to come" not in page and "### The two machineries side by side" in page
+    overhead = found["summary"]["queue_b1_p50_overhead_us"]
+    old, new = (pages.num(overhead[v]["median"]) for v in ("old", "new"))
+    assert f"| {old} → {new} (" in page
+    assert not found["smoke"] and found["pairs"] >= 5
 
 
 def test_the_report_recomputes_the_trace_from_its_runs(committed, tmp_path, capsys):
