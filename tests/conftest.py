@@ -129,10 +129,10 @@ def full_campaign_builds(tmp_path_factory) -> dict:
 
 
 @pytest.fixture(scope="session")
-def served_site(tmp_path_factory):
+def site(tmp_path_factory):
     """(site_dir, base URL): `mkdocs build --strict` of the committed data for a free port on
     127.0.0.1, served there for the whole session. The browser tests only read it; a test that
-    needs another build (another address, a changed config) makes its own."""
+    needs another build (another address, a changed config) makes its own `site`."""
     import test_browser as site_tools
 
     site_dir, port = tmp_path_factory.mktemp("served-site"), site_tools.free_port()

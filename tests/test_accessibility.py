@@ -43,12 +43,6 @@ def axe_source() -> str:
 
 
 @pytest.fixture(scope="module")
-def site(served_site):
-    """(site_dir, base): the session's built and served site (conftest.py)."""
-    return served_site
-
-
-@pytest.fixture(scope="module")
 def browser():
     from playwright.sync_api import sync_playwright
 

@@ -166,12 +166,6 @@ def cpython_answer(site_dir: Path, code: str) -> str:
 
 
 @pytest.fixture(scope="module")
-def site(served_site):
-    """(site_dir, base): the session's built and served site (conftest.py)."""
-    return served_site
-
-
-@pytest.fixture(scope="module")
 def browser():
     from playwright.sync_api import sync_playwright
 

@@ -28,8 +28,7 @@ from test_browser import (  # noqa: E402
     wait_for_charts,
 )
 
-site = test_browser.site  # the fixtures, shared by name
-browser = test_browser.browser
+browser = test_browser.browser  # the fixture, shared by name (`site`: conftest.py)
 
 pytestmark = [pytest.mark.browser, pytest.mark.timeout(600)]
 

@@ -41,12 +41,6 @@ READER_CODE = [
 
 
 @pytest.fixture(scope="module")
-def site(served_site):
-    """(site_dir, base): the session's built and served site (conftest.py)."""
-    return served_site
-
-
-@pytest.fixture(scope="module")
 def playwright():
     from playwright.sync_api import sync_playwright
 

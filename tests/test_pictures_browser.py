@@ -65,9 +65,9 @@ def contrast(color: str, background: str) -> float:
 
 
 @pytest.fixture(scope="module")
-def site(served_site):
-    """The base URL of the session's built and served site (conftest.py)."""
-    return served_site[1]
+def site(site):
+    """The base URL of the session's built and served site (conftest.py's `site`)."""
+    return site[1]
 
 
 @pytest.fixture(scope="module")
