@@ -3,7 +3,10 @@
 the simulator checked against the campaign (generator/simulation.py: results.json's
 `simulation`, its per-cell table in assets/data/simulation.json; its runs cached in
 .cache/generator/ or LESSON_CACHE); with the machinery's benchmarks in data/bench/
-(results.json `bench`, generator/bench_files.py).
+(results.json `bench`, generator/bench_files.py); and, for a full campaign, every other
+complete full campaign beside it cell by cell (generator/compare.py: results.json's
+`comparison`, its cells in assets/data/comparison.json, the other campaigns' results in
+assets/data/campaigns/<name>.json for the explorer).
 
 `build_site(raw_dir, campaign, out_dir, sources)` is the Python API (the MkDocs hook calls
 it with `site_sources(site_src)`); `python -m generator build` is the command. The campaign
@@ -24,6 +27,7 @@ from generator import (
     chart_style,
     charts,
     charts_simulation,
+    compare,
     drawings,
     load,
     pages,
@@ -36,6 +40,8 @@ from generator import (
 ROOT = Path(__file__).resolve().parent.parent
 RESULTS_PATH = Path("assets/data/results.json")
 SIMULATION_PATH = RESULTS_PATH.parent / simulation.TABLE
+COMPARISON_PATH = RESULTS_PATH.parent / "comparison.json"  # every cell of both campaigns
+CAMPAIGNS_DIR = RESULTS_PATH.parent / "campaigns"  # the other campaigns, for the explorer
 CELLS_PATH = Path("assets/data/part_b_cells.csv")
 CHART_CSS_PATH = Path("assets/css/chart-colours.css")
 CHARTS_DIR = Path("assets/charts")
@@ -112,10 +118,21 @@ def check_charts(page_files: dict, chart_names: set) -> None:
                 )
 
 
-def outputs(result: dict, sources: Sources, names: dict) -> dict[Path, bytes]:
-    """{path under out_dir: content} of everything one build writes."""
+def published_comparison(comparison: dict) -> dict:
+    """results.json's `comparison`: each campaign's facts and counts; the cells and the other
+    campaigns' figures go to comparison.json (the explorer loads results.json on every
+    visit, and does not need them)."""
+    kept = ("campaign", "counts")
+    return dict(comparison, against=[{k: a[k] for k in kept} for a in comparison["against"]])
+
+
+def outputs(result: dict, sources: Sources, names: dict, others: tuple = ()) -> dict[Path, bytes]:
+    """{path under out_dir: content} of everything one build writes; `others` are the results
+    of the campaigns compared with this one, published for the explorer."""
     published, table = simulation.split(result.get("simulation") or {})
     shown = dict(result, simulation=published) if "simulation" in result else result
+    if "comparison" in result:
+        shown = dict(shown, comparison=published_comparison(result["comparison"]))
     files = {
         RESULTS_PATH: results.to_json(shown).encode(),
         CELLS_PATH: cells_csv.cells_csv(result).encode(),
@@ -123,6 +140,10 @@ def outputs(result: dict, sources: Sources, names: dict) -> dict[Path, bytes]:
     }
     if table is not None:
         files[SIMULATION_PATH] = results.to_json(table).encode()
+    if "comparison" in result:
+        files[COMPARISON_PATH] = results.to_json(result["comparison"]).encode()
+    for other in others:
+        files[CAMPAIGNS_DIR / f"{other['campaign']['name']}.json"] = results.to_json(other).encode()
     specs = charts.all_charts(result, names["quiet_rate"], names["busy_rate"])
     specs.update(charts_simulation.all_simulation_charts(result))
     specs = {name: results.rounded(spec) for name, spec in specs.items()}
@@ -144,6 +165,8 @@ def remove_stale(out_dir: Path, keep: set) -> list[Path]:
     one does not."""
     found = (
         sorted((out_dir / RESULTS_PATH.parent).glob(simulation.TABLE))
+        + sorted((out_dir / COMPARISON_PATH.parent).glob(COMPARISON_PATH.name))
+        + sorted((out_dir / CAMPAIGNS_DIR).glob("*.json"))
         + sorted((out_dir / CHARTS_DIR).glob("*.json"))
         + sorted((out_dir / PICTURES_DIR).glob("*.svg"))
         + sorted(out_dir.rglob("*.md"))
@@ -152,6 +175,14 @@ def remove_stale(out_dir: Path, keep: set) -> list[Path]:
     for path in stale:
         path.unlink()
     return stale
+
+
+def compared_campaigns(raw_dir: Path, chosen: load.Campaign) -> list[dict]:
+    """The results of the other complete full campaigns, when this one is full (a quick
+    rehearsal has another design: its cells are not comparable)."""
+    if chosen.info["profile"] != "full" or not chosen.complete:
+        return []
+    return [results.build_results(c) for c in load.other_full_campaigns(raw_dir, chosen.name)]
 
 
 def build_site(
@@ -176,7 +207,11 @@ def build_site(
         result, sources.whatifs, cache_dir=cache_dir or simulation_cache.folder()
     )
     result["simulation"] = results.rounded(checked)
-    files = outputs(result, sources, chosen.description.names)
+    others = compared_campaigns(Path(raw_dir), chosen)
+    comparison = compare.section(result, others)
+    if comparison is not None:
+        result["comparison"] = results.rounded(comparison)
+    files = outputs(result, sources, chosen.description.names, others)
     written = [
         str(path)
         for path, content in sorted(files.items())
@@ -194,4 +229,5 @@ def build_site(
         else ("cached" if checked["cached"] else "simulated"),
         "charts": sorted(p.stem for p in files if p.parent == CHARTS_DIR),
         "missing": len(result["missing"]),
+        "compared_with": [other["campaign"]["name"] for other in others],
     }

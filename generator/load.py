@@ -242,6 +242,19 @@ def find_campaign(raw_dir: Path, name: str | None) -> Campaign:
     return campaigns[-1]  # a campaign still running, when no campaign is complete
 
 
+def other_full_campaigns(raw_dir: Path, name: str) -> list[Campaign]:
+    """The complete full campaigns other than `name`, oldest first, each described: the
+    campaigns the main one is compared with (generator/compare.py)."""
+    found = []
+    for folder in campaign_folders(Path(raw_dir)):
+        if folder.name == name:
+            continue
+        campaign = open_campaign(folder, "compared")
+        if campaign.complete and campaign.info["profile"] == "full":
+            found.append(described(campaign))
+    return sorted(found, key=lambda c: (str(c.info.get("started_at", "")), c.name))
+
+
 def read_meta(path: Path) -> dict:
     """Only the meta of a run file (for kinds not published yet: their quiet records)."""
     try:

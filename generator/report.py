@@ -6,7 +6,8 @@ figure formulas (report_figures.py), and never imports generator.stats, results 
 the answers checked to the bit and the machinery are recounted by report_answers.py, the
 machinery's benchmarks (data/bench/) recomputed from their runs by report_bench.py. The
 simulator's published check (results.json `simulation` and assets/data/simulation.json) is
-recomputed by report_simulation.py.
+recomputed by report_simulation.py; the comparison with other full campaigns (every cell of
+theirs from their own raw files) by report_compare.py.
 It shares names, never formulas: setting names and rate keys (lab/rawformat/names.py), and
 the campaign's own rules, guesses and names (generator/description.py).
 Counts and yes/no values must match exactly; floats within RELATIVE_TOLERANCE (results.json
@@ -26,6 +27,7 @@ from generator import (
     report_answers,
     report_attempts,
     report_bench,
+    report_compare,
     report_figures,
     report_pictures,
     report_simulation,
@@ -800,6 +802,9 @@ def run_checks(
     check_paired(sources["cells"], results, check, section("paired differences"))
     check_waits(sources["cells"], results, check, section("waits"), sources["rates"][0])
     check_best(sources["cells"], results, check, section("best setting among those that kept up"))
+    report_compare.check(
+        raw, sources["cells"], results.get("comparison"), check, section("the other campaigns")
+    )
     report_pictures.check(data, results, check, section("pictures"))
     sources["part_c"] = check_part_c(data, results, check, section("Part C, the batch route"))
     # issue 14: every answer checked to the bit, the machinery, the machinery's benchmarks
@@ -831,6 +836,7 @@ def with_table(results: dict, results_path: Path) -> dict:
 def main(raw: Path, campaign: str | None, results_path: Path, bench: Path | None = None) -> int:
     try:
         results = with_table(json.loads(Path(results_path).read_text()), Path(results_path))
+        results = report_compare.with_whole(results, Path(results_path))
     except (OSError, ValueError) as error:
         print(f"report: cannot read {results_path} ({error}); run `python -m generator build`")
         return 2

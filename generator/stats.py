@@ -48,6 +48,9 @@ METHODS = {
     "told_apart": "paired difference (setting - baseline) per round on the same arrivals; "
     "told apart when every scheduled round was measured for both and all differences have "
     "the same sign (zero agrees with nothing)",
+    "campaigns_apart": "two campaigns' rounds of one cell are not paired: one is lower "
+    "(higher) than the other only when every round of it is below (above) every round of "
+    "the other; otherwise they are not told apart",
     "S": "median of the saturation runs' throughput (closed loop)",
     "part_a": "per run the median call time of each size; published: median of the runs",
     "first_wait": "per run the p50 of the batches' first-request waits; per cell the median "
@@ -304,6 +307,22 @@ def paired(setting_rounds: dict, baseline_rounds: dict, scheduled_rounds: int) -
         "told_apart": told_apart(diffs, scheduled_rounds),
         "direction": direction(diffs),
     }
+
+
+def ranges_apart(rounds: list, other_rounds: list) -> str:
+    """Two campaigns' rounds of one cell (None = never answered, as +inf), unpaired: "lower"
+    when every round of the first is below every round of the other, "higher" when above,
+    "overlap" otherwise (and when either has no round). Rounds of different campaigns share
+    no pairing, so only ranges that do not overlap tell them apart."""
+    values = [math.inf if v is None else float(v) for v in rounds]
+    others = [math.inf if v is None else float(v) for v in other_rounds]
+    if not values or not others:
+        return "overlap"
+    if max(values) < min(others):
+        return "lower"
+    if min(values) > max(others):
+        return "higher"
+    return "overlap"
 
 
 # --- Part A, S, bits, quiet --------------------------------------------------------

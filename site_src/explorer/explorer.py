@@ -17,7 +17,8 @@ plain text; the page shows it with textContent, never as HTML.
 
 Reader's functions: lookup(results, b, w, rate), compare(results, b1, w1, b2, w2, rate),
 part_a(results, size), measured(results), batch_route_lookup(results, chunk); each but
-measured takes full=True.
+measured takes full=True. Given another campaign's results (the site's `campaign(name)`,
+marked `chosen: "compared"` by the generator), an answer names that campaign first.
 """
 
 import decimal
@@ -58,6 +59,15 @@ def digits(full: bool):
 
 def with_note(text: str) -> str:
     return text if FULL_DIGITS[0] else text + "\n\n" + ROUNDED_NOTE
+
+
+def named(results, text: str) -> str:
+    """The answer, first naming its campaign when it is not the one the site shows (the
+    generator marks the other full campaigns' results `chosen: "compared"`)."""
+    campaign = results.get("campaign", {}) if isinstance(results, dict) else {}
+    if campaign.get("chosen") != "compared":
+        return text
+    return f"Campaign {campaign.get('name')} (not the one this site shows):\n\n{text}"
 
 
 # --- formatting: every value printed exactly as stored ---------------------------------
@@ -311,7 +321,7 @@ def heading(results, key: str) -> str:
 def lookup(results, b, w=0, rate=1, full=False) -> str:
     """No batching first at the same rate, then the setting B, W, and their paired rounds."""
     with digits(full):
-        return lookup_text(results, b, w, rate)
+        return named(results, lookup_text(results, b, w, rate))
 
 
 def lookup_text(results, b, w, rate) -> str:
@@ -332,7 +342,7 @@ def lookup_text(results, b, w, rate) -> str:
 def compare(results, b1, w1, b2, w2, rate=1, full=False) -> str:
     """Two settings at one rate; their stored paired differences when the generator made them."""
     with digits(full):
-        return compare_text(results, b1, w1, b2, w2, rate)
+        return named(results, compare_text(results, b1, w1, b2, w2, rate))
 
 
 def compare_text(results, b1, w1, b2, w2, rate) -> str:
@@ -389,7 +399,7 @@ def size_key(size) -> str | None:
 def part_a(results, size=1, full=False) -> str:
     """Part A, the model alone: one row first, then the chosen batch size."""
     with digits(full):
-        return part_a_text(results, size)
+        return named(results, part_a_text(results, size))
 
 
 def part_a_text(results, size) -> str:
@@ -476,7 +486,7 @@ def batch_route_lookup(results, chunk, full=False) -> str:
     """Part C, the batch route: the loop of single /predict calls first, then /predict_batch
     in chunks of `chunk` records (wall time for the N records, per record, speedup, bits)."""
     with digits(full):
-        return batch_route_text(results, chunk)
+        return named(results, batch_route_text(results, chunk))
 
 
 def batch_route_text(results, chunk) -> str:

@@ -19,7 +19,8 @@
  * The URL parameter ?start=normal skips the saved snapshot (explorer.js uses it when a saved
  * start takes too long).
  *
- * Messages in:  {type: "run", id, code}
+ * Messages in:  {type: "run", id, code}: code naming another campaign (campaign("full-…"))
+ *               first fetches that campaign's results
  *               {type: "machine", text}: a demo file's JSON (`python -m lab demo --save`),
  *               checked by simulate.read_demo; from then on `my_machine` is in scope
  * Messages out: {type: "status", text, start} | {type: "failed", text}
@@ -58,7 +59,15 @@ import simulate as simulator
 from pyodide.code import eval_code
 
 RESULTS_TEXT = results_text
-RESULTS_COPY = marshal.dumps(json.loads(results_text))  # marshal: 3 times quicker than JSON
+MAIN = json.loads(results_text)
+RESULTS_COPY = marshal.dumps(MAIN)  # marshal: 3 times quicker than JSON
+MAIN_NAME = MAIN["campaign"]["name"]
+# The other full campaigns compared with this one (generator/compare.py); their results are
+# fetched only when the reader's code names one (campaigns/<name>.json beside results.json).
+COMPARED = [a["campaign"]["name"] for a in (MAIN.get("comparison") or {}).get("against", [])]
+del MAIN
+OTHER = {}  # name: marshalled results, once fetched
+OTHER_FAILED = {}  # name: why it could not be fetched
 SIMULATION_TABLE = json.loads(simulation_text).get("settings") if simulation_text else None
 del explorer_source, simulate_source, results_text, simulation_text
 READER_FILE = "<your code>"
@@ -68,10 +77,37 @@ machine = []  # the reader's demo file, once given
 namespace = {}  # the reader's names, kept from run to run
 
 
+def campaign(name):
+    """The results of a campaign by name: this site's, or another full campaign compared
+    with it on the page "Two campaigns, cell by cell"."""
+    if name == MAIN_NAME:
+        return marshal.loads(RESULTS_COPY)
+    if name in OTHER:
+        return marshal.loads(OTHER[name])
+    if name in OTHER_FAILED:
+        raise ValueError(f"campaign({name!r}): its results could not be fetched ({OTHER_FAILED[name]})")
+    known = ", ".join(repr(n) for n in [MAIN_NAME, *COMPARED])
+    raise ValueError(f"campaign({name!r}): no such campaign here; the campaigns are {known}")
+
+
+def wanted_campaigns(source):
+    """The compared campaigns the reader's code names and this worker has not fetched yet."""
+    return [name for name in COMPARED if name in source and name not in OTHER]
+
+
+def load_campaign(name, text, failure):
+    if failure:
+        OTHER_FAILED[name] = failure
+    else:
+        OTHER[name] = marshal.dumps(json.loads(text))
+        OTHER_FAILED.pop(name, None)
+
+
 def simulate(results, b, w=0, rate=1, **options):
     if isinstance(b, str) and b.strip().lower() == "none":  # the box's word for B=0
         b = 0
-    if SIMULATION_TABLE and "settings" not in (results.get("simulation") or {}):
+    this_site = (results.get("campaign") or {}).get("name") == MAIN_NAME
+    if this_site and SIMULATION_TABLE and "settings" not in (results.get("simulation") or {}):
         section = dict(results.get("simulation") or {}, settings=SIMULATION_TABLE)
         results = dict(results, simulation=section)
     try:
@@ -94,7 +130,8 @@ def fresh_namespace():
     """What a run sees: the reader's names from earlier runs, and its own copy of results
     and of the box's functions (a run that changes them changes no later run)."""
     prepare_spare()
-    namespace.update(results=spare.pop(), simulate=simulate, read_demo=simulator.read_demo)
+    namespace.update(results=spare.pop(), simulate=simulate, read_demo=simulator.read_demo,
+                     campaign=campaign)
     namespace.update({name: getattr(explorer, name) for name in READER_NAMES})
     if machine:
         namespace["my_machine"] = json.loads(machine[0])
@@ -162,6 +199,8 @@ random.seed()
 `;
 
 let runReaderCode = null;
+let wantedCampaigns = null;
+let loadCampaign = null;
 let useMachine = null;
 let prepareSpare = null;
 const began = performance.now();
@@ -283,6 +322,8 @@ async function start() {
     mark("snapshot");
   }
   runReaderCode = py.globals.get("run_reader_code");
+  wantedCampaigns = py.globals.get("wanted_campaigns");
+  loadCampaign = py.globals.get("load_campaign");
   useMachine = py.globals.get("use_machine");
   prepareSpare = py.globals.get("prepare_spare");
   postMessage({
@@ -302,6 +343,21 @@ const started = start().catch((error) => {
   throw error;
 });
 
+// Another campaign's results, fetched the first time the reader's code names it.
+async function fetchCampaigns(code) {
+  const wanted = wantedCampaigns(code);
+  const names = wanted.toJs();
+  wanted.destroy();
+  for (const name of names) {
+    const url = new URL("../data/campaigns/" + encodeURIComponent(name) + ".json", import.meta.url);
+    try {
+      loadCampaign(name, await fetchText(url.href), "");
+    } catch (error) {
+      loadCampaign(name, "", String(error && error.message));
+    }
+  }
+}
+
 // The next run's copy of results is parsed while the reader reads this answer.
 const prepareNext = () => setTimeout(() => prepareSpare(), 0);
 
@@ -317,6 +373,7 @@ self.onmessage = async (event) => {
   }
   if (message.type !== "run") return;
   const began = performance.now();
+  await fetchCampaigns(message.code);
   const answer = runReaderCode(message.code);
   const [ok, text] = answer.toJs();
   answer.destroy();

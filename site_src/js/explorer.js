@@ -200,16 +200,26 @@
     return callWithoutDigits(value, mode).replace(/\)$/, full + ")");
   }
 
+  // The results the call reads: this site's campaign, or another one named by the
+  // campaign control (the worker fetches it when the code names it).
+  function resultsFromControls() {
+    const chosen = box.controls.campaign && box.controls.campaign.value;
+    return chosen ? "campaign(" + JSON.stringify(chosen) + ")" : "results";
+  }
+
   function callWithoutDigits(value, mode) {
+    const results = resultsFromControls();
     if (mode === "compare") {
       return (
-        "compare(results, b1=" + value("b") + ", w1=" + value("w") +
+        "compare(" + results + ", b1=" + value("b") + ", w1=" + value("w") +
         ", b2=" + value("b2") + ", w2=" + value("w2") + ", rate=" + value("rate") + ")"
       );
     }
-    if (mode === "part_a") return "part_a(results, size=" + value("size") + ")";
-    if (mode === "batch_route") return "batch_route_lookup(results, chunk=" + value("chunk") + ")";
-    return "lookup(results, b=" + value("b") + ", w=" + value("w") + ", rate=" + value("rate") + ")";
+    if (mode === "part_a") return "part_a(" + results + ", size=" + value("size") + ")";
+    if (mode === "batch_route") {
+      return "batch_route_lookup(" + results + ", chunk=" + value("chunk") + ")";
+    }
+    return "lookup(" + results + ", b=" + value("b") + ", w=" + value("w") + ", rate=" + value("rate") + ")";
   }
 
   function showControlsFor(mode) {
@@ -376,7 +386,7 @@
       machineChart: page("machine-chart"),
       written: "",
     };
-    const names = ["mode", "b", "w", "rate", "b2", "w2", "size", "chunk"];
+    const names = ["mode", "campaign", "b", "w", "rate", "b2", "w2", "size", "chunk"];
     for (const name of [...names, "full", "sim_b", "sim_w", "sim_rate", "mine"]) {
       const control = role(name);
       if (control) {
