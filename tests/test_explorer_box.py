@@ -8,8 +8,8 @@ ready); each run gets a fresh `results`; a control never replaces typed code wit
 numbers are rounded unless every digit is asked for; tracebacks show the reader's frames
 only; `simulate` prints exactly what CPython prints; a demo file chosen in the file input is
 checked, drawn and simulated (and a broken one is named); instant navigation keeps the same
-Python across pages; the box's controls are on screen at 1280×800 and its output wraps on a
-phone.
+Python across pages; the campaign control points the box at another committed full
+campaign; the box's controls are on screen at 1280×800 and its output wraps on a phone.
 """
 
 import copy
@@ -169,6 +169,36 @@ def test_a_cell_that_did_not_keep_up_carries_the_warning(site, context):
     cell = results["part_b"]["settings"]["none"]["rates"][top]
     assert cell["keeps_up_rounds"] < len(cell["rounds"])  # the campaign's overload rate
     assert "grows with the run's length" in shown.replace("\n    ", " ")
+
+
+def test_the_campaign_control_points_the_box_at_another_campaign(site, context):
+    """Issue 15: the box reads either committed full campaign; an answer from the other names
+    it, and prints what CPython prints from that campaign's published results."""
+    site_dir, (base, _) = site
+    data = site_dir / "assets" / "data"
+    shown = json.loads((data / "results.json").read_text())
+    others = [a["campaign"]["name"] for a in shown["comparison"]["against"]]
+    page = explorer_page(context, base).page
+    options = page.eval_on_selector_all(
+        '[data-role="campaign"] option', "options => options.map(o => o.value)"
+    )
+    assert options == ["", *reversed(others)]  # this site's first, then the newest other
+    other = others[-1]
+    page.select_option('[data-role="campaign"]', other)
+    code = page.input_value('[data-role="code"]')
+    assert code.startswith(f'lookup(campaign("{other}"), b=')
+    answer = site_tools.run_explorer(page)
+    assert answer.startswith(f"Campaign {other} (not the one this site shows):")
+    explorer = site_tools.load_explorer()
+    theirs = json.loads((data / "campaigns" / f"{other}.json").read_text())
+    call = code.replace(f'campaign("{other}")', "results")
+    names = {n: getattr(explorer, n) for n in site_tools.READER_FUNCTIONS}
+    assert answer == eval(call, {"results": theirs, **names})  # the test's own code string
+    page.select_option('[data-role="campaign"]', "")
+    assert page.input_value('[data-role="code"]').startswith("lookup(results, b=")
+    wrong = site_tools.run_explorer(page, 'campaign("full-19990101")')
+    assert "no such campaign here; the campaigns are" in wrong
+    assert all(repr(name) in wrong for name in [shown["campaign"]["name"], *others])
 
 
 def test_a_traceback_shows_the_readers_frames_only(site, context):

@@ -10,6 +10,7 @@ left out of the nav, missing runtimes.
 """
 
 import hashlib
+import json
 import re
 import shutil
 import subprocess
@@ -37,6 +38,7 @@ NAV_PAGES = [
     "explorer/index.html",
     "simulator/index.html",
     "guesses/index.html",
+    "campaigns/index.html",
     "limits/index.html",
     "takeaways/index.html",
     "run-it/index.html",
@@ -101,6 +103,43 @@ def test_pages_name_their_campaign_and_machine(site):
              "simulator/index.html"]  # fmt: skip
     for page in pages:
         assert "Where these numbers come from" in (site / page).read_text(), page
+
+
+def complete_full_campaigns() -> list[str]:
+    """The committed full campaigns with every scheduled run, oldest first (issue 15)."""
+    found = []
+    for info_path in sorted(raw_dir().glob("*/campaign.json")):
+        info = json.loads(info_path.read_text())
+        schedule = json.loads((info_path.parent / "schedule.json").read_text())
+        runs = {
+            p.name.split("@")[0].removesuffix(".run.zip")
+            for p in info_path.parent.glob("runs/*.run.zip")
+        }
+        if info["profile"] == "full" and {e["run_id"] for e in schedule} <= runs:
+            found.append((info["started_at"], info_path.parent.name))
+    return [name for _, name in sorted(found)]
+
+
+def test_the_newest_full_campaign_is_shown_and_compared_with_the_others(site):
+    full = complete_full_campaigns()
+    assert len(full) >= 2, f"issue 15: two complete full campaigns committed, found {full}"
+    data = site / "assets" / "data"
+    shown = json.loads((data / "results.json").read_text())
+    assert shown["campaign"]["name"] == full[-1]
+    whole = json.loads((data / "comparison.json").read_text())
+    assert [a["campaign"]["name"] for a in whole["against"]] == full[:-1]
+    page = (site / "campaigns" / "index.html").read_text()
+    for name in full[-2:]:
+        assert name in page
+    assert page.count('<table class="heatmap">') == 3  # p50, p99, throughput
+    against = whole["against"][-1]
+    other = json.loads((data / "campaigns" / f"{full[-2]}.json").read_text())
+    assert other["campaign"]["chosen"] == "compared"
+    row = next(r for r in against["cells"] if all(r["measured"]) and r["p50_ms"]["values"][1])
+    cell = other["part_b"]["settings"][row["setting"]]["rates"][row["rate"]]
+    assert row["p50_ms"]["values"][1] == cell["p50_ms"]  # the same number, from the same build
+    mine = shown["part_b"]["settings"][row["setting"]]["rates"][row["rate"]]
+    assert row["p50_ms"]["values"][0] == mine["p50_ms"]
 
 
 def test_no_page_loads_anything_from_another_origin(site):
