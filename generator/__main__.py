@@ -75,6 +75,8 @@ def build(args) -> int:
         f"{summary['missing']} missing runs; {len(summary['written'])} files written, "
         f"{summary['unchanged']} unchanged; the simulator's check {summary['simulation']}"
     )
+    if summary["compared_with"]:
+        print(f"compared cell by cell with {', '.join(summary['compared_with'])}")
     if summary["results_bytes"] > RESULTS_BUDGET:
         print(f"warning: results.json is over its {RESULTS_BUDGET:,}-byte budget (issue 5)")
     return 0
