@@ -194,6 +194,8 @@ def test_the_campaign_control_points_the_box_at_another_campaign(site, context):
     call = code.replace(f'campaign("{other}")', "results")
     names = {n: getattr(explorer, n) for n in site_tools.READER_FUNCTIONS}
     assert answer == eval(call, {"results": theirs, **names})  # the test's own code string
+    page.wait_for_timeout(300)  # the answer's link to a chart would be added by now
+    assert page.query_selector(".answer-link") is None  # this site's charts are not its
     page.select_option('[data-role="campaign"]', "")
     assert page.input_value('[data-role="code"]').startswith("lookup(results, b=")
     wrong = site_tools.run_explorer(page, 'campaign("full-19990101")')

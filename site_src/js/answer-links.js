@@ -7,7 +7,7 @@
  * the main result (the home page's p99 chart), part_a(results, size=…) at Part A's chart, and
  * batch_route_lookup(results, chunk=…) at the batch route's. A line under the answer links
  * there (site_src/js/charts.js marks the point). Values the box's own menus do not offer
- * (not measured) get no link.
+ * (not measured), and answers from another campaign (campaign("…")), get no link.
  */
 (function () {
   "use strict";
@@ -43,6 +43,8 @@
   function target(root, code) {
     const call = /^\s*(\w+)\s*\(/.exec(code);
     if (!call) return null;
+    // An answer from another campaign (campaign("…")) has no point on this site's charts.
+    if (/\bcampaign\s*\(/.test(code)) return null;
     if (call[1] === "lookup" || call[1] === "compare") {
       const rate = argument(code, "rate");
       if (rate === null || !offered(root, "rate", number(rate))) return null;
