@@ -180,7 +180,7 @@ def remove_stale(out_dir: Path, keep: set) -> list[Path]:
 def compared_campaigns(raw_dir: Path, chosen: load.Campaign) -> list[dict]:
     """The results of the other complete full campaigns, when this one is full (a quick
     rehearsal has another design: its cells are not comparable)."""
-    if chosen.info["profile"] != "full" or not chosen.complete:
+    if not load.is_full(chosen):
         return []
     return [results.build_results(c) for c in load.other_full_campaigns(raw_dir, chosen.name)]
 

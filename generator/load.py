@@ -228,13 +228,11 @@ def find_campaign(raw_dir: Path, name: str | None) -> Campaign:
         if not (folder / "campaign.json").exists():
             raise DataError(f"{folder / 'campaign.json'}: file not found (no such campaign)")
         return open_campaign(folder, "asked")
-    folders = campaign_folders(raw_dir)
-    if not folders:
+    campaigns = opened_campaigns(raw_dir, "newest")
+    if not campaigns:
         raise DataError(f"{raw_dir}: no campaign folder (none holds a campaign.json)")
-    campaigns = [open_campaign(folder, "newest") for folder in folders]
-    campaigns.sort(key=lambda c: (str(c.info.get("started_at", "")), c.name))
     complete = [c for c in campaigns if c.complete]
-    full = [c for c in complete if c.info["profile"] == "full"]
+    full = [c for c in complete if is_full(c)]
     for choice, label in ((full, "newest complete full"), (complete, "newest complete")):
         if choice:
             choice[-1].chosen = label
@@ -242,17 +240,21 @@ def find_campaign(raw_dir: Path, name: str | None) -> Campaign:
     return campaigns[-1]  # a campaign still running, when no campaign is complete
 
 
+def opened_campaigns(raw_dir: Path, chosen: str) -> list[Campaign]:
+    """Every campaign under raw_dir, oldest first (by started_at, then name)."""
+    campaigns = [open_campaign(folder, chosen) for folder in campaign_folders(Path(raw_dir))]
+    return sorted(campaigns, key=lambda c: (str(c.info.get("started_at", "")), c.name))
+
+
+def is_full(campaign: Campaign) -> bool:
+    return campaign.complete and campaign.info["profile"] == "full"
+
+
 def other_full_campaigns(raw_dir: Path, name: str) -> list[Campaign]:
     """The complete full campaigns other than `name`, oldest first, each described: the
     campaigns the main one is compared with (generator/compare.py)."""
-    found = []
-    for folder in campaign_folders(Path(raw_dir)):
-        if folder.name == name:
-            continue
-        campaign = open_campaign(folder, "compared")
-        if campaign.complete and campaign.info["profile"] == "full":
-            found.append(described(campaign))
-    return sorted(found, key=lambda c: (str(c.info.get("started_at", "")), c.name))
+    campaigns = opened_campaigns(raw_dir, "compared")
+    return [described(c) for c in campaigns if c.name != name and is_full(c)]
 
 
 def read_meta(path: Path) -> dict:

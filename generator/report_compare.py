@@ -3,7 +3,8 @@
 For every campaign compared with this one: its raw files are read again (report.load_campaign),
 every Part B cell recomputed (report.part_b_cells), and each published pair checked: the two
 medians, their ratio, the keeps-up verdicts, and whether the rounds' ranges were told apart
-(recounted here with plain comparisons, not generator.stats); then the counts, and each
+(recounted here with plain comparisons, not generator.stats); then the counts (tallied
+again here, as generator/compare.py does, so the report imports nothing of the build), and each
 campaign's runs and S. The whole section is read from assets/data/comparison.json beside
 results.json (results.json keeps only the facts and counts, which must match it). Called by
 `python -m generator report`.
@@ -11,6 +12,7 @@ results.json (results.json keeps only the facts and counts, which must match it)
 
 import json
 import math
+import statistics
 from pathlib import Path
 
 METRICS = ("p50_ms", "p99_ms", "throughput")
@@ -34,10 +36,8 @@ def rounds_of(cell: dict, metric: str) -> list:
 
 
 def median_of(values: list):
-    from generator.report import middle
-
     present = [v for v in values if v is not None]
-    return middle(present) if present else None
+    return statistics.median(present) if present else None  # as report.middle
 
 
 def apart(here: list, there: list) -> str:

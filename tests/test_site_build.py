@@ -24,6 +24,8 @@ sys.path.insert(0, str(ROOT / "tests"))
 
 from sitebuild import mkdocs_build, raw_dir  # noqa: E402 (one build, one choice of campaign)
 
+from generator import load  # noqa: E402
+
 PAGES = ROOT / "site_src" / "pages"
 NAV_PAGES = [
     "index.html",
@@ -107,17 +109,7 @@ def test_pages_name_their_campaign_and_machine(site):
 
 def complete_full_campaigns() -> list[str]:
     """The committed full campaigns with every scheduled run, oldest first (issue 15)."""
-    found = []
-    for info_path in sorted(raw_dir().glob("*/campaign.json")):
-        info = json.loads(info_path.read_text())
-        schedule = json.loads((info_path.parent / "schedule.json").read_text())
-        runs = {
-            p.name.split("@")[0].removesuffix(".run.zip")
-            for p in info_path.parent.glob("runs/*.run.zip")
-        }
-        if info["profile"] == "full" and {e["run_id"] for e in schedule} <= runs:
-            found.append((info["started_at"], info_path.parent.name))
-    return [name for _, name in sorted(found)]
+    return [c.name for c in load.opened_campaigns(raw_dir(), "newest") if load.is_full(c)]
 
 
 def test_the_newest_full_campaign_is_shown_and_compared_with_the_others(site):
