@@ -14,14 +14,16 @@ import sys
 import numpy as np
 import pytest
 
-from lab import paths
+from lab import design, paths
+from lab.load import httpclient
 from lab.load.arrivals import customers_for_run
 from lab.model import artifacts
 from lab.model.scoring import score
 from lab.model.store import FeatureStore
 from lab.parts.part_c.breakdown import alignment_checks
 from lab.parts.part_c.client import run_session, session_record
-from lab.parts.part_c.methods import LOOP
+from lab.parts.part_c.exchanges import exchange_all, open_one
+from lab.parts.part_c.methods import CHUNKS, LOOP, batch_requests
 from lab.parts.part_c.scores import batch_scores, bit_mismatches, bits_digest
 from lab.rawformat import codec
 from lab.service.process import ServiceProcess
@@ -84,6 +86,31 @@ def test_the_record_counts_bits_as_the_scores_show(session, record):
     loop_digest = hashlib.sha256(columns["score_probability"].astype("<f8").tobytes()).hexdigest()
     assert set(columns["method_scores_sha256"].tolist()) == {loop_digest}
     assert np.array_equal(columns["score_customer_id"], session.customer_ids)
+
+
+async def one_batch_answer(port: int, customer_ids) -> tuple[int, bytes]:
+    connection = await open_one(port)
+    try:
+        exchanges = await exchange_all(
+            connection, batch_requests(port, customer_ids, len(customer_ids))
+        )
+    finally:
+        connection.close()
+    return exchanges.status[0], exchanges.body[0]
+
+
+def test_the_client_reads_the_full_profiles_largest_answer_in_pieces():
+    """The full campaign's largest chunk answers far more bytes than one read returns: the
+    client must keep the pieces after the head, not fail as if the head never ended."""
+    largest = min(max(CHUNKS), design.FULL.part_c_records)
+    customer_ids = customers_for_run(artifacts.request_ids(), SEED, largest)
+    with ServiceProcess() as service:
+        status, body = httpclient.run(one_batch_answer(service.port, customer_ids))
+    assert status == 200
+    assert len(body) > 256_000  # more than uvloop hands over in one read
+    slots = json.loads(body)["predictions"]
+    assert [slot["customer_id"] for slot in slots] == customer_ids.tolist()
+    assert all(slot["error"] is None for slot in slots)
 
 
 def test_a_one_ulp_difference_is_a_mismatch():

@@ -133,7 +133,7 @@ class Connections:
         except httpclient.BadResponse as bad:
             raise httpclient.BadResponse(f"{self.where(index)}: {bad}") from None
         if answer is None:
-            if len(data) > httpclient.MAX_HEAD_BYTES and httpclient.HEAD_END not in data:
+            if len(data) > httpclient.MAX_HEAD_BYTES and not httpclient.head_ended(data):
                 raise httpclient.BadResponse(f"{self.where(index)}: no end of headers")
             self.buffer[index] = data
             return None
