@@ -54,6 +54,9 @@ def test_the_rules_are_the_designs(header):
             "budget_share": TINY.slow_budget_share,
             # tiny: 1 Part A run, bits, 1 S run, 2 settings × 2 rates, 1 Part C run
             "budget_runs": 8,
+            "budget_bytes": design.CAMPAIGN_BYTES_BUDGET,
+            "run_bytes": design.RUN_BYTES,
+            "arrivals_bytes": design.ARRIVALS_BYTES,
             "pause_s": TINY.slow_pause_s,
             "selection": "first_not_slow_else_least_slow",
             "text": design.SLOW_RUN_TEXT.format(

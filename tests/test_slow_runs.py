@@ -23,6 +23,9 @@ import pytest
 
 from generator import report
 from lab import design
+from lab.campaign import attempts
+from lab.campaign.folder import run_path
+from lab.campaign.schedule import build_schedule
 from lab.rawformat import codec
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -258,3 +261,51 @@ def test_a_real_cpu_hog_on_the_measurement_core_is_seen_and_the_run_goes_again(t
     report = generator("report", "--raw", str(tmp_path), "--campaign", "hog",
                        "--results", str(out / "assets/data/results.json"))  # fmt: skip
     assert report.returncode == 0, report.stdout[-3000:]
+
+
+# --- the data budget: a re-run only while the campaign stays under 40 MiB ---------------------
+
+
+def data_budget_rule(budget_bytes: int) -> "attempts.SlowRunRule":
+    return attempts.SlowRunRule(
+        threshold=design.SLOW_RUN_THRESHOLD,
+        max_attempts=design.SLOW_RUN_MAX_ATTEMPTS,
+        kinds=design.SLOW_RUN_KINDS,
+        budget_runs=100,
+        pause_s=0.0,
+        reference={},
+        budget_bytes=budget_bytes,
+        run_bytes={"part_b": 1_000},
+        arrivals_bytes=500,
+    )
+
+
+def test_a_re_run_is_made_only_while_the_campaign_fits_its_data_budget(tmp_path):
+    (tmp_path / "runs").mkdir()
+    schedule = [{"run_id": f"part_b-r0-x1-b{cap}-w0", "kind": "part_b"} for cap in (1, 8, 32)]
+    run_path(tmp_path, schedule[0]["run_id"]).write_bytes(b"x" * 3_000)
+    run_path(tmp_path, schedule[0]["run_id"], 2).write_bytes(b"x" * 2_000)
+    (tmp_path / "campaign.json").write_bytes(b"x" * 100)
+    # folder 5,100 + the latest attempt once more 2,000 + two runs owed 2,000 + arrivals 500
+    needed = 9_600
+
+    def room(budget_bytes: int) -> bool:
+        rule = data_budget_rule(budget_bytes)
+        return attempts.room_for_again(tmp_path, schedule[0], schedule, rule)
+
+    assert room(needed) and not room(needed - 1)
+    run_path(tmp_path, schedule[1]["run_id"]).write_bytes(b"x" * 1_000)  # owed becomes on disk
+    assert room(needed)
+
+
+def test_the_full_profile_leaves_room_for_re_runs_and_its_sizes_are_not_below_what_was_stored():
+    schedule = build_schedule(design.FULL, seed=1)
+    first_attempts = sum(design.RUN_BYTES[run["kind"]] for run in schedule)
+    room = design.CAMPAIGN_BYTES_BUDGET - first_attempts - design.ARRIVALS_BYTES
+    assert room > 60 * design.RUN_BYTES["part_b"]  # about 10% of Part B's runs again
+    for folder in sorted((ROOT / "data" / "raw").glob("full-*")):
+        sizes = {}
+        for path in codec.run_files(folder):
+            sizes.setdefault(codec.read_meta(path)["kind"], []).append(path.stat().st_size)
+        for kind, found in sizes.items():
+            assert sum(found) / len(found) <= design.RUN_BYTES[kind], (folder.name, kind)

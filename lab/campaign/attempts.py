@@ -27,6 +27,9 @@ class SlowRunRule:
     budget_runs: int
     pause_s: float
     reference: dict
+    budget_bytes: int | None = None  # None: a campaign from before the data budget rule
+    run_bytes: dict | None = None
+    arrivals_bytes: int = 0
 
     @classmethod
     def of(cls, header: dict) -> "SlowRunRule | None":
@@ -42,6 +45,9 @@ class SlowRunRule:
             budget_runs=rule["budget_runs"],
             pause_s=rule["pause_s"],
             reference=probe["reference"],
+            budget_bytes=rule.get("budget_bytes"),
+            run_bytes=rule.get("run_bytes"),
+            arrivals_bytes=rule.get("arrivals_bytes", 0),
         )
 
     def worst(self, meta: dict) -> float:
@@ -73,6 +79,26 @@ def attempt_metas(folder: Path, run_id: str) -> list[dict]:
 def reruns_made(folder: Path, schedule: list[dict]) -> int:
     """Attempts after the first, over the whole campaign: what the re-run budget counts."""
     return sum(max(attempts_made(folder, run["run_id"]) - 1, 0) for run in schedule)
+
+
+def folder_bytes(folder: Path) -> int:
+    return sum(path.stat().st_size for path in folder.rglob("*") if path.is_file())
+
+
+def room_for_again(folder: Path, run: dict, schedule: list[dict], rule: SlowRunRule) -> bool:
+    """Whether one more attempt of `run` keeps the campaign under its data budget: the folder
+    now, the run's latest attempt once more, and every scheduled run not yet measured (at
+    the rule's size per kind) must fit. True for a campaign without a data budget."""
+    if rule.budget_bytes is None:
+        return True
+    latest = run_path(folder, run["run_id"], attempts_made(folder, run["run_id"]))
+    owed = sum(
+        rule.run_bytes[other["kind"]]
+        for other in schedule
+        if not run_path(folder, other["run_id"]).exists()
+    )
+    needed = folder_bytes(folder) + latest.stat().st_size + owed + rule.arrivals_bytes
+    return needed <= rule.budget_bytes
 
 
 def due_again(folder: Path, run: dict, rule: SlowRunRule | None) -> bool:

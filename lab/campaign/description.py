@@ -9,12 +9,15 @@ import math
 
 from lab.campaign.schedule import build_schedule
 from lab.design import (
+    ARRIVALS_BYTES,
     BUSY_RATE,
+    CAMPAIGN_BYTES_BUDGET,
     GUESSES,
     KEEPS_UP_SHARE,
     QUIET_IDLE_SHARE,
     QUIET_OTHER_CORE_IDLE_SHARE,
     QUIET_RATE,
+    RUN_BYTES,
     SLOW_RUN_KINDS,
     SLOW_RUN_MAX_ATTEMPTS,
     SLOW_RUN_SELECTION,
@@ -64,6 +67,9 @@ def slow_runs(profile: Profile) -> dict:
         "kinds": list(SLOW_RUN_KINDS),
         "budget_share": profile.slow_budget_share,
         "budget_runs": math.ceil(profile.slow_budget_share * scheduled),
+        "budget_bytes": CAMPAIGN_BYTES_BUDGET,
+        "run_bytes": dict(RUN_BYTES),
+        "arrivals_bytes": ARRIVALS_BYTES,
         "pause_s": profile.slow_pause_s,
         "selection": SLOW_RUN_SELECTION,
         "text": SLOW_RUN_TEXT.format(threshold=SLOW_RUN_THRESHOLD, attempts=SLOW_RUN_MAX_ATTEMPTS),

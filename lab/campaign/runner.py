@@ -191,6 +191,13 @@ def rerun_block(session: Session, block: list[dict]) -> None:
             if attempts.reruns_made(folder, session.schedule) >= rule.budget_runs:
                 session.progress.note(f"the re-run budget ({rule.budget_runs} runs) is spent")
                 return
+            if not attempts.room_for_again(folder, run, session.schedule, rule):
+                session.progress.note(
+                    f"no room in the data budget ({rule.budget_bytes / 2**20:g} MiB) for "
+                    f"{run['run_id']} again"
+                )
+                gave_up.add(run["run_id"])
+                continue
             if session.last_run_id == run["run_id"]:
                 session.progress.note(f"{rule.pause_s:g} s pause before {run['run_id']} again")
                 time.sleep(rule.pause_s)
