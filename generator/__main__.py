@@ -18,7 +18,10 @@ from pathlib import Path
 from generator.build import ROOT, SITE, Sources
 
 FIXTURE = ROOT / "tests" / "fixtures"
-RESULTS_BUDGET = 300_000  # the site ships results.json whole; a full campaign must fit
+# The explorer loads results.json whole on every visit: a full campaign must fit. Raised from
+# 300,000 on 2026-12-01: full-20261130 with its speed probe's counts and the comparison's
+# facts is 302 KB (its tables of attempts and cells are in files of their own).
+RESULTS_BUDGET = 320_000
 
 
 def parse(argv) -> argparse.Namespace:

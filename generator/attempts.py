@@ -7,7 +7,10 @@ A run the rule measured again has several files: runs/<run_id>.run.zip (attempt 
 attempt's metadata. `choose_attempts(campaign)` points `campaign.files` at the attempt each
 run uses and returns the section (None for a campaign without the probe: every run has one
 attempt). Used by the build (generator/results.py); the report decides again with its own
-code (generator/report_attempts.py).
+code (generator/report_attempts.py). The table of every attempt's probes and the decisions
+are published in their own file, assets/data/attempts.json (`split`): only the probe's chart
+and the report read them, and results.json, which the explorer loads on every visit, stays
+within its budget.
 """
 
 from generator import stats
@@ -136,3 +139,17 @@ def section(campaign: Campaign, rule: dict, decisions: dict) -> dict:
         "slowness_min": min(values, default=None),
         "slowness_max": max(values, default=None),
     }
+
+
+TABLE = "attempts.json"  # every attempt's probes and the rule's decisions, beside results.json
+SIDE = ("attempts", "decisions")  # what only the probe's chart and the report read
+
+
+def split(speed_probe: dict) -> tuple[dict, dict | None]:
+    """(results.json's `speed_probe` naming the table's file instead of holding it, the table
+    {attempts, decisions}); the table is None when there is none. The report reads it back
+    itself (generator/report.py `with_table`)."""
+    if "attempts" not in speed_probe:
+        return speed_probe, None
+    kept = {key: value for key, value in speed_probe.items() if key not in SIDE}
+    return dict(kept, attempts_table=TABLE), {key: speed_probe[key] for key in SIDE}

@@ -6,7 +6,8 @@ the simulator checked against the campaign (generator/simulation.py: results.jso
 (results.json `bench`, generator/bench_files.py); and, for a full campaign, every other
 complete full campaign beside it cell by cell (generator/compare.py: results.json's
 `comparison`, its cells in assets/data/comparison.json, the other campaigns' results in
-assets/data/campaigns/<name>.json for the explorer).
+assets/data/campaigns/<name>.json for the explorer). The speed probe's table of attempts goes
+to assets/data/attempts.json (generator/attempts.py).
 
 `build_site(raw_dir, campaign, out_dir, sources)` is the Python API (the MkDocs hook calls
 it with `site_sources(site_src)`); `python -m generator build` is the command. The campaign
@@ -22,6 +23,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from generator import (
+    attempts,
     bench_files,
     cells_csv,
     chart_style,
@@ -40,6 +42,7 @@ from generator import (
 ROOT = Path(__file__).resolve().parent.parent
 RESULTS_PATH = Path("assets/data/results.json")
 SIMULATION_PATH = RESULTS_PATH.parent / simulation.TABLE
+ATTEMPTS_PATH = RESULTS_PATH.parent / attempts.TABLE  # every attempt's probes, for its chart
 COMPARISON_PATH = RESULTS_PATH.parent / "comparison.json"  # every cell of both campaigns
 CAMPAIGNS_DIR = RESULTS_PATH.parent / "campaigns"  # the other campaigns, for the explorer
 CELLS_PATH = Path("assets/data/part_b_cells.csv")
@@ -133,6 +136,9 @@ def outputs(result: dict, sources: Sources, names: dict, others: tuple = ()) -> 
     shown = dict(result, simulation=published) if "simulation" in result else result
     if "comparison" in result:
         shown = dict(shown, comparison=published_comparison(result["comparison"]))
+    speed_probe, attempts_table = attempts.split(result.get("speed_probe") or {})
+    if attempts_table is not None:
+        shown = dict(shown, speed_probe=speed_probe)
     files = {
         RESULTS_PATH: results.to_json(shown).encode(),
         CELLS_PATH: cells_csv.cells_csv(result).encode(),
@@ -140,6 +146,8 @@ def outputs(result: dict, sources: Sources, names: dict, others: tuple = ()) -> 
     }
     if table is not None:
         files[SIMULATION_PATH] = results.to_json(table).encode()
+    if attempts_table is not None:
+        files[ATTEMPTS_PATH] = results.to_json(attempts_table).encode()
     if "comparison" in result:
         files[COMPARISON_PATH] = results.to_json(result["comparison"]).encode()
     for other in others:
@@ -165,6 +173,7 @@ def remove_stale(out_dir: Path, keep: set) -> list[Path]:
     one does not."""
     found = (
         sorted((out_dir / RESULTS_PATH.parent).glob(simulation.TABLE))
+        + sorted((out_dir / RESULTS_PATH.parent).glob(attempts.TABLE))
         + sorted((out_dir / COMPARISON_PATH.parent).glob(COMPARISON_PATH.name))
         + sorted((out_dir / CAMPAIGNS_DIR).glob("*.json"))
         + sorted((out_dir / CHARTS_DIR).glob("*.json"))

@@ -824,12 +824,18 @@ def run_checks(
 
 
 def with_table(results: dict, results_path: Path) -> dict:
-    """results.json with the simulator's per-cell table (`simulation.table`, a file beside
-    it) read into `simulation.settings`, as the pages saw it."""
+    """results.json with the tables published beside it read back in, as the pages and charts
+    saw them: the simulator's per-cell table (`simulation.table`) into `simulation.settings`,
+    the speed probe's attempts and decisions (`speed_probe.attempts_table`) into `speed_probe`."""
     section = results.get("simulation") or {}
     if section.get("table") and "settings" not in section:
         table = json.loads((results_path.parent / section["table"]).read_text())
         results["simulation"] = dict(section, settings=table["settings"])
+    speed = results.get("speed_probe") or {}
+    if speed.get("attempts_table"):
+        table = json.loads((results_path.parent / speed["attempts_table"]).read_text())
+        kept = {key: value for key, value in speed.items() if key != "attempts_table"}
+        results["speed_probe"] = dict(kept, **table)
     return results
 
 
