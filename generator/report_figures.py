@@ -174,16 +174,19 @@ def handler_and_waits(figures: dict, cells: dict, quiet: str) -> None:
 
 
 def outside_model(figures: dict, batch_of: dict, quiet: str) -> None:
-    """The work per answer batching cannot remove, at S and at the top rate."""
+    """The work per answer batching cannot remove, at the top rate and, when the model call
+    is a share of S's time per answer, at S and its growth."""
+    best = figures.get("best_batched_setting_at_top_rate")
+    per_row = figures.get(f"part_a_per_row_us_{batch_of.get(best)}")
+    top = None
+    if best and per_row is not None:
+        top = 1e6 / figures["best_batched_throughput_at_top_rate"] - per_row
+        figures["best_batched_outside_model_us_at_top_rate"] = top
     if figures.get("none_model_share_of_answer") is None:
         return
     at_s = figures["S_us_per_answer"] - figures[f"none_model_us_at_{slug(quiet)}"]
     figures["outside_model_us_at_S"] = at_s
-    best = figures.get("best_batched_setting_at_top_rate")
-    per_row = figures.get(f"part_a_per_row_us_{batch_of.get(best)}")
-    if best and per_row is not None:
-        top = 1e6 / figures["best_batched_throughput_at_top_rate"] - per_row
-        figures["best_batched_outside_model_us_at_top_rate"] = top
+    if top is not None:
         figures["outside_model_growth_at_top_rate"] = top / at_s
 
 

@@ -74,7 +74,7 @@ def slow_campaign(tmp_path_factory, lab_artifacts) -> dict:
     built = generator("build", "--raw", str(raw), "--campaign", "slowhost", "--out", str(out))
     assert built.returncode == 0, built.stdout + built.stderr
     results_path = out / "assets" / "data" / "results.json"
-    results = json.loads(results_path.read_text())
+    results = report.with_table(json.loads(results_path.read_text()), results_path)
     return {"raw": raw, "folder": raw / "slowhost", "out": out, "output": output,
             "results_path": results_path, "results": results}  # fmt: skip
 
@@ -141,6 +141,17 @@ def test_the_generator_uses_the_chosen_attempt_and_marks_the_run_that_never_pass
     spec = json.loads((slow_campaign["out"] / "assets/charts/probe_weather.json").read_text())
     threshold = [t for t in spec["data"] if t["name"].startswith("threshold")]
     assert threshold and set(threshold[0]["y"]) == {1 + design.SLOW_RUN_THRESHOLD}
+
+
+@pytest.mark.slow
+def test_results_json_names_the_file_of_attempts_instead_of_holding_it(slow_campaign):
+    path = slow_campaign["results_path"]
+    published = json.loads(path.read_text())["speed_probe"]
+    assert "attempts" not in published and "decisions" not in published
+    side = json.loads((path.parent / published["attempts_table"]).read_text())
+    assert side["decisions"] == slow_campaign["results"]["speed_probe"]["decisions"]
+    ran = len(side["attempts"]["run_id"])
+    assert ran == published["attempts_made"] + len(side["attempts"]["not_judged"])
 
 
 @pytest.mark.slow

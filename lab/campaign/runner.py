@@ -243,7 +243,7 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
         "--profile",
         choices=sorted(PROFILES),
         default="quick",
-        help="full: the whole design (about 2 hours); quick: a 5-minute rehearsal; "
+        help="full: the whole design (2 to 3 hours with re-runs); quick: a 5-minute rehearsal; "
         "tiny: for the tests",
     )
     parser.add_argument("--campaign", required=True, help="folder name under data/raw/")
