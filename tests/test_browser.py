@@ -356,6 +356,32 @@ def test_explorer_still_works_after_instant_navigation(site, context):
     assert not watch.errors, watch.errors
 
 
+def test_text_pages_load_neither_the_charts_nor_the_explorer_script(site, context):
+    """Issue 19: charts.js and explorer.js come only with the pages that use them (on-demand.js),
+    and once loaded stay across instant navigation."""
+    site_dir, base = site
+    requested = []
+    context.on("request", lambda request: requested.append(request.url.split("?")[0]))
+    watch = open_page(context, base, base + "words/")
+    page = watch.page
+    page.wait_for_timeout(500)
+    scripts = ("/assets/js/charts.js", "/assets/js/explorer.js")
+    assert not [url for url in requested if url.endswith(scripts)], requested
+    page.evaluate("window.__sameDocument = true")
+    page.click('a.md-nav__link[href$="part-a/"]')
+    page.wait_for_url("**/part-a/")
+    assert wait_for_charts(page) >= 1
+    page.click('a.md-nav__link[href$="explorer/"]')
+    page.wait_for_url("**/explorer/")
+    page.wait_for_function("document.querySelector('[data-role=code]')?.value.length > 0")
+    code = page.input_value('[data-role="code"]')
+    assert run_explorer(page) == cpython_answer(site_dir, code)
+    assert page.evaluate("window.__sameDocument === true"), "the page was reloaded"
+    for script in scripts:
+        assert sum(url.endswith(script) for url in requested) == 1, (script, requested)
+    assert not watch.errors, watch.errors
+
+
 def test_search_works_offline(site, context):
     _, base = site
     watch = open_page(context, base, base)

@@ -1,6 +1,6 @@
 /*
- * Draws the lesson's charts, lazily. Runs in the browser on every page (MkDocs
- * extra_javascript); mounts through Material's document$, so instant navigation works.
+ * Draws the lesson's charts, lazily. Loaded by on-demand.js on the first page with a chart,
+ * then kept; mounts through Material's document$, so instant navigation works.
  *
  * Every chart arrives as a static stand-in drawn by the generator (generator/standins.py), so
  * the page shows its text and pictures at once and loads nothing heavy. plotly.js (the site's

@@ -1,6 +1,6 @@
 /*
- * The explorer box on the explorer page. Runs in the browser on every page (MkDocs
- * extra_javascript) and mounts only where a [data-explorer] box exists.
+ * The explorer box on the explorer page. Loaded by on-demand.js on the first page with a
+ * [data-explorer] box, then kept (its Python too) and mounted wherever such a box exists.
  *
  * The reader picks B, W and RATE (or two settings, a Part A batch size, a chunk size, or a
  * simulation); the box writes the Python call into an editable textarea; Run sends that code
