@@ -370,6 +370,7 @@ def test_text_pages_load_neither_the_charts_nor_the_explorer_script(site, contex
     page.evaluate("window.__sameDocument = true")
     page.click('a.md-nav__link[href$="part-a/"]')
     page.wait_for_url("**/part-a/")
+    page.wait_for_selector("div.chart[data-chart]")  # the new content is swapped in
     assert wait_for_charts(page) >= 1
     page.click('a.md-nav__link[href$="explorer/"]')
     page.wait_for_url("**/explorer/")
