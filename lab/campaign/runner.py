@@ -180,7 +180,7 @@ def rerun_block(session: Session, block: list[dict]) -> None:
     rule, folder = session.rule, session.context.campaign_dir
     if rule is None:
         return
-    gave_up = set()  # runs whose re-run failed in this session: retried when resumed
+    gave_up = set()  # not again in this session (a re-run failed, or no room): retried when resumed
     while True:
         due = [
             r for r in block if r["run_id"] not in gave_up and attempts.due_again(folder, r, rule)
