@@ -18,7 +18,7 @@ from pathlib import Path
 
 import pytest
 
-from generator import cells_csv, chart_html, chart_style, charts, standins
+from generator import cells_csv, chart_html, chart_style, charts, report, standins
 from generator.build import build_site
 
 FIXTURE_RAW = Path(__file__).resolve().parent / "fixtures" / "raw"
@@ -40,7 +40,7 @@ def full(full_campaign_builds) -> tuple[dict, Path]:
     """The newest committed full campaign: its results and the folder its build wrote."""
     name = sorted(full_campaign_builds)[-1]
     path = full_campaign_builds[name]
-    return json.loads(path.read_text()), path.parents[2]
+    return report.with_table(json.loads(path.read_text()), path), path.parents[2]
 
 
 @pytest.fixture(scope="module")
