@@ -134,11 +134,25 @@ def section(campaign: Campaign, rule: dict, decisions: dict) -> dict:
         "slow_before": sum(r["before"] > 1 + threshold for r in slow_records),
         "slow_after": sum(r["after"] > 1 + threshold for r in slow_records),
         "never_passed": never,
+        "never_passed_by_kind": never_by_kind(campaign.schedule, never),
         "quiet_but_slow": sum(r["quiet"] and r["slow"] for r in judged_records),
         "quiet_attempts": sum(r["quiet"] for r in judged_records),
         "slowness_min": min(values, default=None),
         "slowness_max": max(values, default=None),
     }
+
+
+def never_by_kind(schedule: list, never: list) -> dict:
+    """{kind: {runs, rounds (1-based, Part B's)}} of the runs that never passed, in schedule
+    order, for the pages' one-line summary."""
+    found = {}
+    for entry in schedule:
+        if entry["run_id"] in never:
+            kind = found.setdefault(entry["kind"], {"runs": 0, "rounds": []})
+            kind["runs"] += 1
+            if "round" in entry and entry["round"] + 1 not in kind["rounds"]:
+                kind["rounds"].append(entry["round"] + 1)
+    return {kind: dict(v, rounds=sorted(v["rounds"])) for kind, v in found.items()}
 
 
 TABLE = "attempts.json"  # every attempt's probes and the rule's decisions, beside results.json

@@ -343,6 +343,19 @@ def check_speed_probe(data, results, check, say) -> dict:
     for key, value in found.items():
         if key != "threshold":
             check.dig(results, ("speed_probe", key), value)
+    by_kind = {}
+    for entry in data["schedule"]:
+        if entry["run_id"] in found["never_passed"]:
+            kind = by_kind.setdefault(entry["kind"], {"runs": 0, "rounds": set()})
+            kind["runs"] += 1
+            if "round" in entry:
+                kind["rounds"].add(entry["round"] + 1)
+    for kind, counted in by_kind.items():
+        path = ("speed_probe", "never_passed_by_kind", kind)
+        check.dig(results, (*path, "runs"), counted["runs"])
+        check.dig(results, (*path, "rounds"), sorted(counted["rounds"]))
+    published_kinds = sorted(results["speed_probe"].get("never_passed_by_kind", {}))
+    check.same("speed_probe/never_passed_by_kind (kinds)", published_kinds, sorted(by_kind))
     check.dig(results, ("speed_probe", "rule", "threshold"), rule["threshold"])
     check.dig(results, ("speed_probe", "rule", "budget_runs"), rule["budget_runs"])
     for part, value in data["description"].speed_probe["reference"].items():
