@@ -5,8 +5,9 @@ Runs inside `mkdocs build` and `mkdocs serve`, and only reacts to their events:
   on_pre_build    refuse to build without the checked runtimes in vendor/ (`make vendor`
                   fetches them), then run the generator into docs/: results.json, chart
                   specs, pages and the site's JS, CSS and explorer (generator/build.py)
-  on_post_page    load assets/js/site-address.js in every page's <head>, before Material's
-                  bundle: instant navigation wherever the site is served; name Material's
+  on_post_page    load assets/js/site-address.js and search-later.js in every page's <head>,
+                  before Material's bundle: instant navigation wherever the site is served,
+                  the search index fetched when the reader reaches for search; name Material's
                   search dialog and progress bar, and let the keyboard scroll wide tables
                   (the accessibility scan, tests/test_accessibility.py)
   on_post_build   copy the checked Pyodide and plotly.js into the built site (site_src/vendor.py)
@@ -79,16 +80,23 @@ NAMED = {
     ),
     # Material lets a wide table or code block scroll sideways: focusable, so arrow keys can
     # scroll it.
-    "<table>": '<table tabindex="0">',
+    # ... inside a box the browser skips until it comes near (site.css: content-visibility),
+    # so a page of long tables is styled and laid out at load as quickly as a page of text
+    # (a table itself cannot be skipped; Material's own wrapper comes too late, at start-up).
+    "<table>": '<div class="table-box"><table tabindex="0">',
+    "</table>": "</table></div>",
     "<pre><span></span><code>": '<pre><span></span><code tabindex="0">',
 }
 
 
+HEAD_SCRIPTS = ("site-address.js", "search-later.js")
+
+
 def on_post_page(output, page, config, **kwargs):
-    # Before Material's bundle reads sitemap.xml (see site_src/js/site-address.js).
+    # Before Material's bundle asks for sitemap.xml and the search index (see the scripts).
     root = "../" * page.url.count("/")
-    tag = f'<script src="{root}assets/js/site-address.js"></script>'
-    output = output.replace("</head>", tag + "\n</head>", 1)
+    tags = "".join(f'<script src="{root}assets/js/{script}"></script>\n' for script in HEAD_SCRIPTS)
+    output = output.replace("</head>", tags + "</head>", 1)
     for old, new in NAMED.items():
         output = output.replace(old, new)
     return output

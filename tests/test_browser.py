@@ -383,14 +383,35 @@ def test_text_pages_load_neither_the_charts_nor_the_explorer_script(site, contex
     assert not watch.errors, watch.errors
 
 
-def test_search_works_offline(site, context):
+def test_search_works_offline_its_index_fetched_only_when_wanted(site, context):
+    """Issue 19: the search index (the site's whole text) is not fetched on page load, nor
+    after instant navigation, but when the reader goes to the search box (search-later.js);
+    then search answers, from one fetch."""
     _, base = site
+    asked = []
+    context.on("request", lambda request: asked.append(request.url.split("?")[0]))
     watch = open_page(context, base, base)
     page = watch.page
+    index = base + "search/search_index.json"
+    page.wait_for_timeout(1000)  # Material has set up its search by now
+    page.click('a.md-nav__link[href$="words/"]')
+    page.wait_for_url("**/words/")
+    page.wait_for_timeout(500)
+    assert index not in asked, "the search index was fetched before anyone searched"
     page.click(".md-search__input")
     page.keyboard.type("saturation", delay=20)  # Material listens to keys, not to fill()
     page.wait_for_selector(".md-search-result__item", timeout=20_000)
+    assert asked.count(index) == 1, asked
     assert not watch.errors and not watch.blocked
+
+
+def test_a_page_opened_from_a_search_result_highlights_its_words(site, context):
+    """Material highlights a search result's words on the page it opens (?h=); that needs the
+    index at once, so search-later.js lets it through."""
+    _, base = site
+    page = open_page(context, base, base + "words/?h=saturation").page
+    page.wait_for_selector("article mark", timeout=20_000)
+    assert "saturation" in page.locator("article mark").first.inner_text().lower()
 
 
 def test_stop_ends_runaway_code_and_python_starts_again(site, context):

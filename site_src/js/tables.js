@@ -50,11 +50,17 @@
     });
   }
 
+  // A table's outermost box: the page's .table-box (site_src/hooks.py), Material's scroll
+  // box, or the table itself.
+  function outer(element) {
+    return element.closest(".table-box") || element.closest(".md-typeset__scrollwrap") || element;
+  }
+
   function mark(table) {
     const box = scroller(table);
     if (!box) return;
     const scrolls = box.scrollWidth > box.clientWidth + 1;
-    const outside = box.closest(".md-typeset__scrollwrap") || box; // the cue goes above it
+    const outside = outer(box); // the cue goes above it
     const cue = outside.previousElementSibling;
     const hasCue = cue && cue.classList.contains("table-cue");
     if (scrolls) {
@@ -101,9 +107,7 @@
     near.disconnect();
     // The table's outer box is watched: the table itself sits in a box the browser may skip
     // (content-visibility in site.css), and Chromium may never report it as coming near.
-    document
-      .querySelectorAll(".md-typeset table")
-      .forEach((table) => near.observe(table.closest(".md-typeset__scrollwrap") || table));
+    document.querySelectorAll(".md-typeset table").forEach((table) => near.observe(outer(table)));
   }
 
   if (window.document$) window.document$.subscribe(mount);
