@@ -20,6 +20,7 @@ LESSON_RAW points at another raw folder (the tests build from their fixture camp
 import importlib.util
 import mimetypes
 import os
+import re
 import sys
 from pathlib import Path
 
@@ -80,16 +81,18 @@ NAMED = {
     ),
     # Material lets a wide table or code block scroll sideways: focusable, so arrow keys can
     # scroll it.
-    # ... inside a box the browser skips until it comes near (site.css: content-visibility),
-    # so a page of long tables is styled and laid out at load as quickly as a page of text
-    # (a table itself cannot be skipped; Material's own wrapper comes too late, at start-up).
-    "<table>": '<div class="table-box"><table tabindex="0">',
-    "</table>": "</table></div>",
+    "<table>": '<table tabindex="0">',
     "<pre><span></span><code>": '<pre><span></span><code tabindex="0">',
 }
 
 
 HEAD_SCRIPTS = ("site-address.js", "search-later.js")
+
+# A Markdown table (no attributes; they never nest) goes in a box the browser skips until it
+# comes near (site.css: content-visibility), so a page of long tables is styled and laid out
+# at load as quickly as a page of text. A table itself cannot be skipped, and Material's own
+# wrapper comes too late, at start-up. The generator's own tables (with a class) have theirs.
+MARKDOWN_TABLE = re.compile(r"<table>.*?</table>", re.DOTALL)
 
 
 def on_post_page(output, page, config, **kwargs):
@@ -97,6 +100,7 @@ def on_post_page(output, page, config, **kwargs):
     root = "../" * page.url.count("/")
     tags = "".join(f'<script src="{root}assets/js/{script}"></script>\n' for script in HEAD_SCRIPTS)
     output = output.replace("</head>", tags + "</head>", 1)
+    output = MARKDOWN_TABLE.sub(r'<div class="table-box">\g<0></div>', output)
     for old, new in NAMED.items():
         output = output.replace(old, new)
     return output

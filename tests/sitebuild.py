@@ -2,7 +2,9 @@
 folder, with the generated docs/ in a temporary folder (the repository's docs/ is never
 written by a test).
 
-Used by tests/test_site_build.py, tests/test_browser.py and tests/bench_site.py.
+Used by tests/test_site_build.py, tests/test_browser.py and tests/bench_site.py; the full
+campaigns' generator builds and reports (tests/conftest.py, tests/test_report.py) run side by
+side with `side_by_side`.
 """
 
 import json
@@ -10,6 +12,7 @@ import os
 import subprocess
 import sys
 import tempfile
+from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 
 from mkdocs.utils.yaml import yaml_load
@@ -63,3 +66,15 @@ def mkdocs_build(
             timeout=300,
             check=False,
         )
+
+
+def side_by_side(commands: dict, cwd: Path, timeout: float = 600) -> dict:
+    """{name: CompletedProcess} of commands run at once, as many as the machine has cores
+    (the generator's builds and reports are one process each, on one core)."""
+
+    def run(command):
+        return subprocess.run(command, cwd=cwd, capture_output=True, text=True, timeout=timeout)
+
+    with ThreadPoolExecutor(max_workers=os.cpu_count() or 1) as pool:
+        started = {name: pool.submit(run, command) for name, command in commands.items()}
+        return {name: future.result() for name, future in started.items()}

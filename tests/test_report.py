@@ -14,6 +14,7 @@ import sys
 from pathlib import Path
 
 import pytest
+from sitebuild import side_by_side
 
 from generator import report, report_explorer, report_simulation, whatif
 
@@ -54,15 +55,22 @@ def test_report_passes_on_the_golden_results(capsys):
 
 def test_report_passes_on_every_committed_full_campaign(full_campaign_builds):
     assert full_campaign_builds, "no committed full campaign in data/raw/"
+    commands = {
+        name: [
+            sys.executable,
+            "-m",
+            "generator",
+            "report",
+            "--campaign",
+            name,
+            "--results",
+            str(results_path),
+        ]  # fmt: skip
+        for name, results_path in full_campaign_builds.items()
+    }
+    reports = side_by_side(commands, cwd=ROOT)
     for name, results_path in full_campaign_builds.items():
-        command = [sys.executable, "-m", "generator", "report", "--campaign", name]
-        done = subprocess.run(
-            [*command, "--results", str(results_path)],
-            cwd=ROOT,
-            capture_output=True,
-            text=True,
-            timeout=600,
-        )
+        done = reports[name]
         assert done.returncode == 0, done.stdout[-3000:] + done.stderr
         assert "published numbers agree with the raw data" in done.stdout
         assert "13 guesses, as the campaign wrote them" in done.stdout

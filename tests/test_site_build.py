@@ -15,6 +15,7 @@ import re
 import shutil
 import subprocess
 import sys
+from html.parser import HTMLParser
 from pathlib import Path
 
 import pytest
@@ -59,6 +60,44 @@ def test_every_page_of_the_nav_is_built(site):
     for page in NAV_PAGES:
         assert (site / page).is_file(), page
     assert not (site / "_macros.j2").exists()
+
+
+class Nesting(HTMLParser):
+    """Every element's depth, counted as the page's tags open and close (void ones excepted)."""
+
+    VOID = {"area", "br", "col", "embed", "hr", "img", "input", "link", "meta", "source", "wbr"}
+
+    def __init__(self):
+        super().__init__()
+        self.open: list[str] = []
+        self.problems: list[str] = []
+        self.boxed_tables = 0
+
+    def handle_starttag(self, tag, attrs):
+        if tag == "table" and self.open[-1:] == ["div.table-box"]:
+            self.boxed_tables += 1
+        if tag not in self.VOID:
+            is_box = tag == "div" and ("class", "table-box") in attrs
+            self.open.append("div.table-box" if is_box else tag)
+
+    def handle_endtag(self, tag):
+        if tag in self.VOID:
+            return
+        if not self.open or self.open[-1].split(".")[0] != tag:
+            self.problems.append(f"</{tag}> closes <{self.open[-1] if self.open else None}>")
+            return
+        self.open.pop()
+
+
+def test_every_page_closes_what_it_opens_and_each_table_box_holds_its_table(site):
+    """The build's own rewriting (site_src/hooks.py puts Markdown tables in a .table-box) leaves
+    every page well nested: a stray </div> would close Material's text column early."""
+    for page in NAV_PAGES:
+        html = (site / page).read_text()
+        nesting = Nesting()
+        nesting.feed(html)
+        assert not nesting.problems, (page, nesting.problems[:3])
+        assert nesting.boxed_tables == html.count('<div class="table-box">'), page
 
 
 def test_every_chart_a_page_names_has_a_spec(site):

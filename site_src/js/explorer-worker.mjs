@@ -207,6 +207,14 @@ const began = performance.now();
 const phases = {}; // ms since the worker began, when each step of the start ended
 const mark = (step) => (phases[step] = Math.round(performance.now() - began));
 
+/** When Pyodide's WebAssembly was asked for and received, as the browser saw it. */
+function wasmTiming() {
+  const [entry] = performance.getEntriesByName(INDEX_URL + "pyodide.asm.wasm");
+  if (!entry) return {};
+  const since = (ms) => Math.round(ms - began);
+  return { wasm_asked: since(entry.startTime), wasm_received: since(entry.responseEnd) };
+}
+
 async function fetchText(url) {
   const response = await fetch(url);
   if (!response.ok) throw new Error(url + ": HTTP " + response.status);
@@ -231,7 +239,7 @@ async function savedStart(record, [explorerSource, , simulateSource]) {
   const text = "Starting Python from this browser's saved copy…";
   postMessage({ type: "status", start: "saved", text });
   const snapshot = saved.unpack(record);
-  snapshot.catch(() => {}); // loadPyodide reports it, unless it failed before asking
+  snapshot.then(() => mark("unpacked"), () => {}); // loadPyodide reports a failure
   const py = await loadPyodide({ indexURL: INDEX_URL, packages: [], _loadSnapshot: snapshot });
   mark("pyodide");
   py.globals.set("explorer_source", explorerSource);
@@ -333,7 +341,7 @@ async function start() {
     start: outcome.py ? "saved" : "normal",
     reason: outcome.reason,
     note: outcome.note || "",
-    phases,
+    phases: { ...phases, ...wasmTiming() },
   });
   if (snapshot) saveForNextTime(key, snapshot);
 }
