@@ -4,9 +4,10 @@
 axe-core is the pinned copy in vendor/axe-core/ (site_src/vendor.py checks its sha256; `make
 vendor` fetches it), injected into each page by the test and never shipped with the site.
 Every page of the nav is scanned at 1280×800 and 390×844, in the light and the dark palette
-(the reader's system preference, which the site follows), after its charts are drawn: every
-rule in the light palette, the rules about colour in the dark one (COLOUR_RULES). Any
-serious or critical violation fails, named by page, viewport, palette, rule and element.
+(the reader's system preference, which the site follows), after its charts are drawn and the
+page read through: every rule in the light palette, the rules about colour in the dark one
+(COLOUR_RULES). Any serious or critical violation fails, named by page, viewport, palette, rule
+and element.
 """
 
 import sys
@@ -63,6 +64,9 @@ COLOUR_RULES = ["color-contrast", "link-in-text-block"]
 def violations_on(context, base: str, url: str, source: str, rules=None) -> list[dict]:
     watch = site_tools.open_page(context, base, url)
     site_tools.wait_for_charts(watch.page)
+    # Read through first: boxes the browser skips until they come near (tables, figures) take
+    # their real height then, so nothing moves while axe scrolls to what it checks.
+    site_tools.read_through(watch.page)
     watch.page.add_script_tag(content=source)
     found = watch.page.evaluate(SCAN, rules)
     watch.page.close()

@@ -204,6 +204,18 @@ def wait_for_charts(page) -> int:
     return count
 
 
+def read_through(page) -> None:
+    """Scroll down the whole page a screen at a time, as a reader does, then back to the top
+    (the page's height is read again at each step: boxes laid out late may change it)."""
+    step, top = page.viewport_size["height"], 0
+    while top < page.evaluate("document.documentElement.scrollHeight"):
+        page.evaluate(f"window.scrollTo(0, {top})")
+        page.wait_for_timeout(50)
+        top += step
+    page.evaluate("window.scrollTo(0, 0)")
+    page.wait_for_timeout(200)
+
+
 # --- explorer helpers -----------------------------------------------------------------------
 
 

@@ -166,7 +166,7 @@ def test_the_newest_full_campaign_is_shown_and_compared_with_the_others(site):
     page = (site / "campaigns" / "index.html").read_text()
     for name in full[-2:]:
         assert name in page
-    assert page.count('<table class="heatmap">') == 3  # p50, p99, throughput
+    assert page.count('<table class="heatmap" tabindex="0">') == 3  # p50, p99, throughput
     against = whole["against"][-1]
     other = json.loads((data / "campaigns" / f"{full[-2]}.json").read_text())
     assert other["campaign"]["chosen"] == "compared"
