@@ -73,8 +73,7 @@ LAYOUT_PROBLEMS = """() => {
     }
     const looked = el.tagName === 'TABLE' && 'measured' in el.dataset;
     if (looked && holder.scrollWidth > holder.clientWidth + 1) {
-      const outer = holder.closest('.table-box') || holder.closest('.md-typeset__scrollwrap');
-      const cue = (outer || holder).previousElementSibling;
+      const cue = (holder.closest('.table-box') || holder).previousElementSibling;
       const cueShown = cue && cue.classList.contains('table-cue') && cue.offsetHeight > 0;
       if (!cueShown && !holder.classList.contains('heatmap-scroll')) {
         problems.push(name(el) + ' scrolls sideways without saying so');

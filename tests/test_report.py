@@ -55,17 +55,9 @@ def test_report_passes_on_the_golden_results(capsys):
 
 def test_report_passes_on_every_committed_full_campaign(full_campaign_builds):
     assert full_campaign_builds, "no committed full campaign in data/raw/"
+    report_command = [sys.executable, "-m", "generator", "report", "--campaign"]
     commands = {
-        name: [
-            sys.executable,
-            "-m",
-            "generator",
-            "report",
-            "--campaign",
-            name,
-            "--results",
-            str(results_path),
-        ]  # fmt: skip
+        name: [*report_command, name, "--results", str(results_path)]
         for name, results_path in full_campaign_builds.items()
     }
     reports = side_by_side(commands, cwd=ROOT)

@@ -50,10 +50,10 @@
     });
   }
 
-  // A table's outermost box: the page's .table-box (site_src/hooks.py), Material's scroll
-  // box, or the table itself.
+  // A table's outermost box: the .table-box every Markdown table is built in (site_src/hooks.py;
+  // Material's scroll box sits inside it), or the box or table itself (the heatmaps).
   function outer(element) {
-    return element.closest(".table-box") || element.closest(".md-typeset__scrollwrap") || element;
+    return element.closest(".table-box") || element;
   }
 
   function mark(table) {
