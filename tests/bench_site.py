@@ -7,6 +7,8 @@ request blocked, a fresh browser profile for each cold measurement):
     snapshot of Python the worker saves in that profile;
   * the first answer on later visits: the browser closed and started again on the same
     profile, the page loaded, Run clicked (Python starts from the saved snapshot), each time;
+    with the browser's HTTP cache, as a reader has it (the local server asks for every file
+    to be revalidated), and, in turn, without it (every file fetched again);
   * the first answer when Python was started while the page was idle (the reader clicks
     once it is ready), and how long that idle start-up took;
   * a warm answer (median of repeated runs);
@@ -18,8 +20,9 @@ request blocked, a fresh browser profile for each cold measurement):
 Targets: warm answer < 50 ms, first answer after idle start < 1 s, first answer on a later
 visit < 1 s, warm simulation ≤ 1 s, page weight < 2 MB.
 Writes its keys into data/bench/site.json (keeping the others, e.g. tests/bench_lighthouse.py's)
-and prints them. On a machine where the lab measures on core 1,
-run it as `taskset -c 0 .venv/bin/python tests/bench_site.py` so it does not disturb them.
+and prints them. The browser uses every core it is given, as a reader's does; while the lab
+measures on core 1, run it as `taskset -c 0 .venv/bin/python tests/bench_site.py` so it does
+not disturb them (the file records the cores used).
 """
 
 import json
@@ -90,6 +93,16 @@ def answer_ms(page) -> float:
     return float(page.get_attribute('[data-role="output"]', "data-elapsed-ms"))
 
 
+class RevalidatedSite(site_tools.SiteHandler):
+    """The site as a static host serves it, its files kept in the browser's HTTP cache but
+    checked with the server on every use (`no-cache`: the strictest header a host sends;
+    GitHub Pages sends `max-age=600`, which spares even the check)."""
+
+    def end_headers(self):
+        self.send_header("Cache-Control", "no-cache")
+        super().end_headers()
+
+
 def explorer_page(browser, base: str, idle_start: bool):
     context = browser.new_context()
     if not idle_start:
@@ -99,21 +112,39 @@ def explorer_page(browser, base: str, idle_start: bool):
     return context, watch.page
 
 
-def profile_page(playwright, folder: str, base: str):
-    """The browser started on the profile in `folder`, the explorer loaded (no idle start)."""
+def profile_page(playwright, folder: str, base: str, http_cache: bool):
+    """The browser started on the profile in `folder`, the explorer loaded (no idle start).
+    Playwright's request routing (how Watch blocks the network) turns the HTTP cache off, so
+    with http_cache the network is blocked by Chromium's host resolver instead: a later
+    visit then finds Pyodide's files in the cache, as a reader's browser does."""
+    args = site_tools.CHROMIUM_ARGS + (
+        ["--host-resolver-rules=MAP * ~NOTFOUND , EXCLUDE 127.0.0.1"] if http_cache else []
+    )
     context = playwright.chromium.launch_persistent_context(
-        folder, executable_path=str(site_tools.CHROMIUM), args=site_tools.CHROMIUM_ARGS
+        folder, executable_path=str(site_tools.CHROMIUM), args=args
     )
     context.add_init_script("window.explorerNoIdleStart = true")
-    watch = site_tools.Watch(context, base)
-    watch.page.goto(base + "explorer/", wait_until="load")
-    return context, watch.page
+    page = context.new_page() if http_cache else site_tools.Watch(context, base).page
+    page.goto(base + "explorer/", wait_until="load")
+    return context, page
+
+
+def later_visit(playwright, folder: str, base: str, http_cache: bool) -> tuple[float, dict]:
+    """A later visit's first answer after the click, and the worker's start-up phases."""
+    context, page = profile_page(playwright, folder, base, http_cache)
+    ms, cpu = timed_answer(page)
+    state = page.evaluate(ENGINE)
+    context.close()
+    if state["start"] != "saved":
+        raise RuntimeError(f"a later visit did not start from the snapshot: {state}")
+    return ms, {"browser_cpu_s": round(cpu, 2), **state["phases"]}
 
 
 def visits(playwright, base: str) -> dict:
-    """A first visit on a new profile, then later visits on it (browser closed in between)."""
+    """A first visit on a new profile, then later visits on it (browser closed in between),
+    with the HTTP cache and without it in turn (the order swapped every other round)."""
     with tempfile.TemporaryDirectory(prefix="bench-profile-") as folder:
-        context, page = profile_page(playwright, folder, base)
+        context, page = profile_page(playwright, folder, base, http_cache=True)
         first, first_cpu = timed_answer(page)
         page.wait_for_function(
             "window.explorerEngine.savedBytes !== null || window.explorerEngine.notSaved",
@@ -124,24 +155,21 @@ def visits(playwright, base: str) -> dict:
             raise RuntimeError(f"the snapshot was not saved: {saved['notSaved']}")
         usage = page.evaluate("navigator.storage.estimate().then(e => e.usage)")
         context.close()
-        later, later_cpu, phases = [], [], []
-        for _ in range(LATER_VISITS):
-            context, page = profile_page(playwright, folder, base)
-            ms, cpu = timed_answer(page)
-            later.append(ms)
-            later_cpu.append(cpu)
-            state = page.evaluate(ENGINE)
-            context.close()
-            if state["start"] != "saved":
-                raise RuntimeError(f"a later visit did not start from the snapshot: {state}")
-            phases.append(state["phases"])
+        later = {True: [], False: []}
+        for round_ in range(LATER_VISITS):
+            for http_cache in (True, False) if round_ % 2 == 0 else (False, True):
+                later[http_cache].append(later_visit(playwright, folder, base, http_cache))
+    cached, uncached = (sorted(later[c], key=lambda visit: visit[0]) for c in (True, False))
+    cached_ms, uncached_ms = ([ms for ms, _ in group] for group in (cached, uncached))
     return {
         "cold_first_answer_after_click_ms": round(first, 1),
         "cold_first_answer_browser_cpu_s": round(first_cpu, 2),
-        "later_visit_first_answer_after_click_ms": round(statistics.median(later), 1),
-        "later_visit_first_answer_after_click_ms_all": [round(ms, 1) for ms in later],
-        "later_visit_first_answer_browser_cpu_s": round(statistics.median(later_cpu), 2),
-        "later_visit_worker_phases_ms": phases[len(phases) // 2],
+        "later_visit_first_answer_after_click_ms": round(statistics.median(cached_ms), 1),
+        "later_visit_first_answer_after_click_ms_all": [round(ms, 1) for ms in cached_ms],
+        "later_visit_worker_phases_ms": cached[len(cached) // 2][1],
+        "later_visit_without_http_cache_ms": round(statistics.median(uncached_ms), 1),
+        "later_visit_without_http_cache_ms_all": [round(ms, 1) for ms in uncached_ms],
+        "later_visit_without_http_cache_phases_ms": uncached[len(uncached) // 2][1],
         "snapshot_stored_bytes": saved["savedBytes"],
         "site_storage_usage_bytes": usage,
     }
@@ -236,7 +264,8 @@ def main() -> int:
         site_dir, port = Path(folder), site_tools.free_port()
         site_tools.build_site(site_dir, f"http://127.0.0.1:{port}/")
         results = json.loads((site_dir / "assets" / "data" / "results.json").read_text())
-        with site_tools.serve(site_dir, port) as base, sync_playwright() as playwright:
+        serving = site_tools.serve(site_dir, port, RevalidatedSite)
+        with serving as base, sync_playwright() as playwright:
             visited = visits(playwright, base)
             browser = site_tools.launch(playwright)
             idle = idle_start_answers(browser, base)

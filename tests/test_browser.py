@@ -88,9 +88,9 @@ def free_port() -> int:
 
 
 @contextlib.contextmanager
-def serve(site_dir: Path, port: int):
+def serve(site_dir: Path, port: int, handler_class=SiteHandler):
     """Serve site_dir at http://127.0.0.1:<port>/ in a thread; yields the base URL."""
-    handler = functools.partial(SiteHandler, directory=str(site_dir))
+    handler = functools.partial(handler_class, directory=str(site_dir))
     server = QuietServer(("127.0.0.1", port), handler)
     thread = threading.Thread(target=server.serve_forever, daemon=True)
     thread.start()

@@ -234,14 +234,27 @@ async function snapshotKey([explorerSource, resultsText, simulateSource, simulat
   };
 }
 
-// The record is unpacked and checked while Pyodide fetches and compiles its WebAssembly.
-async function savedStart(record, [explorerSource, , simulateSource]) {
-  const text = "Starting Python from this browser's saved copy…";
-  postMessage({ type: "status", start: "saved", text });
-  const snapshot = saved.unpack(record);
+/** A saved record that is not for these files: not a failure, only a reason to start afresh. */
+class NotThisOne extends Error {}
+
+// Pyodide starts fetching and compiling its WebAssembly at once, while the record's key is
+// checked and the record unpacked: a record that does not fit makes loadPyodide fail before
+// anything of it runs, and the caller starts the normal way.
+async function savedStart(record, key, files) {
+  const snapshot = key.then((wanted) => {
+    if (!wanted) throw new NotThisOne("the files could not be hashed");
+    if (!saved.sameKey(record.key, wanted)) {
+      throw new NotThisOne("made from other files or another browser");
+    }
+    mark("key");
+    const text = "Starting Python from this browser's saved copy…";
+    postMessage({ type: "status", start: "saved", text });
+    return saved.unpack(record);
+  });
   snapshot.then(() => mark("unpacked"), () => {}); // loadPyodide reports a failure
   const py = await loadPyodide({ indexURL: INDEX_URL, packages: [], _loadSnapshot: snapshot });
   mark("pyodide");
+  const [explorerSource, , simulateSource] = await files;
   py.globals.set("explorer_source", explorerSource);
   py.globals.set("simulate_source", simulateSource);
   py.runPython(AFTER_SAVED_START);
@@ -278,15 +291,10 @@ async function trySaved(files, key) {
   }
   mark("read_saved");
   if (!record) return { reason: "none saved" };
-  const wanted = await key;
-  if (!wanted) return { reason: "the files could not be hashed" };
-  if (!saved.sameKey(record.key, wanted)) {
-    return { reason: "made from other files or another browser" };
-  }
-  mark("key");
   try {
-    return { py: await savedStart(record, await files) };
+    return { py: await savedStart(record, key, files) };
   } catch (error) {
+    if (error instanceof NotThisOne) return { reason: error.message };
     await saved.forget().catch(() => {});
     const damaged = error instanceof saved.SnapshotDamaged;
     const why = (damaged ? "it is damaged: " : "") + error.message;
