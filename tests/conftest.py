@@ -140,3 +140,15 @@ def site(tmp_path_factory):
     site_tools.build_site(site_dir, f"http://127.0.0.1:{port}/")
     with site_tools.serve(site_dir, port) as base:
         yield site_dir, base
+
+
+@pytest.fixture(scope="session")
+def default_site(tmp_path_factory):
+    """`mkdocs build --strict` of the committed data with mkdocs.yml's own settings (no site
+    address given), once per session; tests only read it (test_site_build, test_explorer_box)."""
+    from sitebuild import mkdocs_build
+
+    site_dir = tmp_path_factory.mktemp("default-site")
+    done = mkdocs_build(site_dir)
+    assert done.returncode == 0, done.stdout + done.stderr
+    return site_dir

@@ -3,11 +3,12 @@
 
 axe-core is the pinned copy in vendor/axe-core/ (site_src/vendor.py checks its sha256; `make
 vendor` fetches it), injected into each page by the test and never shipped with the site.
-Every page of the nav is scanned at 1280×800 and 390×844, in the light and the dark palette
-(the reader's system preference, which the site follows), after its charts are drawn and the
-page read through: every rule in the light palette, the rules about colour in the dark one
-(COLOUR_RULES). Any serious or critical violation fails, named by page, viewport, palette, rule
-and element.
+Every page of the nav is scanned at 1280×800 and 390×844, in the light and the dark palette,
+after its charts are drawn and the page read through: in the palette it opens in, then again
+after the reader switches palette with Material's toggle (Material keeps the choice, so the
+pages open in the two palettes in turn; the first opens in the system's, light). Every rule
+runs in the light palette, the rules about colour in the dark one (COLOUR_RULES). Any serious
+or critical violation fails, named by page, viewport, palette, rule and element.
 """
 
 import sys
@@ -61,38 +62,64 @@ def browser():
 COLOUR_RULES = ["color-contrast", "link-in-text-block"]
 
 
-def violations_on(context, base: str, url: str, source: str, rules=None) -> list[dict]:
+TOGGLE = "form[data-md-component=palette] label:not([hidden])"
+IN_PALETTE = (
+    "(scheme) => document.body.getAttribute('data-md-color-scheme') === scheme && [...document"
+    ".querySelectorAll('div.chart')].every(chart => chart.dataset.drawn === scheme)"
+)
+
+
+def scan(page, source: str) -> tuple[str, list[dict]]:
+    """The page's palette and its serious or critical violations: every rule in the light
+    palette, the rules about colour in the dark one."""
+    palette = "dark" if page.get_attribute("body", "data-md-color-scheme") == "slate" else "light"
+    if not page.evaluate("Boolean(window.axe)"):
+        page.add_script_tag(content=source)
+    found = page.evaluate(SCAN, COLOUR_RULES if palette == "dark" else None)
+    return palette, [v for v in found if v["impact"] in FAILING_IMPACTS]
+
+
+def violations_on(context, base: str, url: str, source: str) -> dict[str, list[dict]]:
+    """{palette: violations} for one page in both palettes: as it opens (the palette the
+    reader chose last, else the system's), then after the reader switches palette with
+    Material's toggle (the next page opens in that one: the pages take turns)."""
     watch = site_tools.open_page(context, base, url)
-    site_tools.wait_for_charts(watch.page)
+    page = watch.page
+    site_tools.wait_for_charts(page)
     # Read through first: boxes the browser skips until they come near (tables, figures) take
     # their real height then, so nothing moves while axe scrolls to what it checks.
-    site_tools.read_through(watch.page)
-    watch.page.add_script_tag(content=source)
-    found = watch.page.evaluate(SCAN, rules)
-    watch.page.close()
-    return [v for v in found if v["impact"] in FAILING_IMPACTS]
+    site_tools.read_through(page)
+    first, found = scan(page, source)
+    page.eval_on_selector(TOGGLE, "label => label.click()")  # no pointer left hovering on it
+    page.evaluate("document.activeElement && document.activeElement.blur()")
+    page.wait_for_function(IN_PALETTE, arg="slate" if first == "light" else "default")
+    second, found_after = scan(page, source)
+    page.close()
+    assert {first, second} == set(PALETTES), (url, first, second)
+    return {first: found, second: found_after}
 
 
-@pytest.mark.parametrize("palette", PALETTES)
 @pytest.mark.parametrize("viewport", list(VIEWPORTS))
-def test_no_serious_or_critical_violation_on_any_page(site, browser, viewport, palette):
+def test_no_serious_or_critical_violation_on_any_page(site, browser, viewport):
     _, base = site
     source = axe_source()
     mobile = viewport == "phone"
     context = browser.new_context(
-        viewport=VIEWPORTS[viewport], color_scheme=palette, is_mobile=mobile, has_touch=mobile
+        viewport=VIEWPORTS[viewport], color_scheme="light", is_mobile=mobile, has_touch=mobile
     )
-    problems = []
+    problems, scanned = [], []
     try:
         for url in site_tools.page_urls(base):
-            rules = COLOUR_RULES if palette == "dark" else None
-            for violation in violations_on(context, base, url, source, rules):
+            for palette, violations in violations_on(context, base, url, source).items():
+                scanned.append(palette)
                 page = url[len(base) :] or "home"
                 problems += [
                     f"{page} at {viewport}, {palette}: {violation['rule']} "
                     f"({violation['impact']}: {violation['help']}) on {element}"
+                    for violation in violations
                     for element in violation["elements"]
                 ]
     finally:
         context.close()
+    assert scanned.count("light") == scanned.count("dark") == len(site_tools.page_urls(base))
     assert not problems, f"{len(problems)} violations:\n" + "\n".join(problems)

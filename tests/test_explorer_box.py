@@ -15,7 +15,6 @@ campaign; the box's controls are on screen at 1280×800 and its output wraps on 
 import copy
 import importlib.util
 import json
-import tempfile
 from pathlib import Path
 
 import pytest
@@ -30,13 +29,12 @@ READY = "document.querySelector('[data-explorer]')?.dataset.engine === 'ready'"
 
 
 @pytest.fixture(scope="module")
-def site():
-    """Built for the default address, served elsewhere: (site_dir, [two base URLs])."""
-    with tempfile.TemporaryDirectory(prefix="lesson-site-") as folder:
-        site_dir, port = Path(folder), site_tools.free_port()
-        site_tools.build_site(site_dir, None)
-        with site_tools.serve(site_dir, port) as base:
-            yield site_dir, [base, base.replace("127.0.0.1", "localhost")]
+def site(default_site):
+    """Built for the default address (conftest.py's `default_site`), served elsewhere:
+    (site_dir, [two base URLs])."""
+    port = site_tools.free_port()
+    with site_tools.serve(default_site, port) as base:
+        yield default_site, [base, base.replace("127.0.0.1", "localhost")]
 
 
 @pytest.fixture(scope="module")

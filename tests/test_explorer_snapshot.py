@@ -1,14 +1,16 @@
 """The explorer's saved Python (a Pyodide memory snapshot in IndexedDB), in real Chromium:
 `pytest -m browser tests/test_explorer_snapshot.py`.
 
-Each test gets its own browser profile on disk (a persistent user-data-dir), so a second page
-load is a later visit of the same reader. Checks: a start from the saved copy prints exactly
-what a normal start prints (and what CPython prints), with a reseeded random generator; Stop
-still gives a fresh Python; a saved copy made from another Pyodide or other results is not
-used; a damaged one, or one that Pyodide refuses, falls back to a normal start and says so in
-the status line; a saved start that hangs is replaced by a normal one.
+One first visit (a normal start, the snapshot saved) is made once for the module in a browser
+profile on disk (a persistent user-data-dir); each test gets its own copy of that profile, so
+its page loads are the same reader's later visits. Checks: a start from the saved copy prints
+exactly what a normal start prints (and what CPython prints), with a reseeded random
+generator; Stop still gives a fresh Python; a saved copy made from another Pyodide or other
+results is not used; a damaged one, or one that Pyodide refuses, falls back to a normal
+start and says so in the status line; a saved start that hangs is replaced by a normal one.
 """
 
+import shutil
 import tempfile
 from pathlib import Path
 
@@ -48,29 +50,63 @@ def playwright():
         yield running
 
 
+def open_profile(playwright, folder: str, init_script: str = ""):
+    """A browser started on the profile kept in `folder`."""
+    if not site_tools.CHROMIUM.exists():
+        pytest.fail(f"{site_tools.CHROMIUM} is missing: `make browser` installs it")
+    context = playwright.chromium.launch_persistent_context(
+        folder,
+        executable_path=str(site_tools.CHROMIUM),
+        args=site_tools.CHROMIUM_ARGS,
+        viewport={"width": 1280, "height": 900},
+    )
+    if init_script:
+        context.add_init_script(init_script)
+    return context
+
+
+@pytest.fixture(scope="module")
+def first_visit(playwright, site):
+    """A reader's first visit, once for the module: a normal start, the snapshot saved, and
+    what that Python printed; the profile it leaves is each test's starting point."""
+    site_dir, base = site
+    with tempfile.TemporaryDirectory(prefix="lesson-profile-") as folder:
+        context = open_profile(playwright, folder)
+        try:
+            watch = visit(context, base)
+            assert engine(watch.page)["start"] == "normal"
+            assert engine(watch.page)["reason"] == "none saved"
+            assert wait_until_saved(watch.page) > 1_000_000
+            normal = answers(watch.page, EXPLORER_CALLS + READER_CODE)
+            first_random = site_tools.run_explorer(watch.page, "import random; random.random()")
+            assert not watch.errors and not watch.blocked, (watch.errors, watch.blocked)
+        finally:
+            context.close()  # the profile is complete on disk once its browser has closed
+        yield {"folder": folder, "normal": normal, "first_random": first_random}
+
+
 @pytest.fixture
-def profile(playwright):
-    """A browser profile kept on disk for one test: open() -> a context on it."""
+def profile(playwright, first_visit):
+    """A copy of the first visit's browser profile for one test: open() -> a context on it
+    (the same profile each time, so a second open is the same reader's next visit)."""
     opened = []
     with tempfile.TemporaryDirectory(prefix="lesson-profile-") as folder:
+        shutil.copytree(first_visit["folder"], folder, dirs_exist_ok=True)
 
         def open_context(init_script: str = ""):
-            if not site_tools.CHROMIUM.exists():
-                pytest.fail(f"{site_tools.CHROMIUM} is missing: `make browser` installs it")
-            context = playwright.chromium.launch_persistent_context(
-                folder,
-                executable_path=str(site_tools.CHROMIUM),
-                args=site_tools.CHROMIUM_ARGS,
-                viewport={"width": 1280, "height": 900},
-            )
-            if init_script:
-                context.add_init_script(init_script)
+            context = open_profile(playwright, folder, init_script)
             opened.append(context)
             return context
 
         yield open_context
         for context in opened:
             context.close()
+
+
+def record_page(context, base: str):
+    """A page of the site that does not start Python, to read or change the saved record
+    (the page shares the worker's IndexedDB)."""
+    return site_tools.open_page(context, base, base + "words/").page
 
 
 def visit(context, base: str):
@@ -104,16 +140,6 @@ def status(page) -> str:
 
 def answers(page, codes: list[str]) -> list[str]:
     return [site_tools.run_explorer(page, code) for code in codes]
-
-
-def first_visit(profile, base: str):
-    """A first visit: a normal start, then the snapshot saved; the context stays open."""
-    context = profile()
-    watch = visit(context, base)
-    assert engine(watch.page)["start"] == "normal"
-    assert engine(watch.page)["reason"] == "none saved"
-    assert wait_until_saved(watch.page) > 1_000_000
-    return context, watch
 
 
 # Changes the saved record the way a test needs (the page shares the worker's IndexedDB).
@@ -163,13 +189,12 @@ def assert_matches_cpython(site_dir: Path, page) -> None:
 # --- the tests ---------------------------------------------------------------------------------
 
 
-def test_a_saved_start_prints_exactly_what_a_normal_start_prints(site, profile):
+def test_a_saved_start_prints_exactly_what_a_normal_start_prints(site, profile, first_visit):
     site_dir, base = site
-    context, watch = first_visit(profile, base)
-    normal = answers(watch.page, EXPLORER_CALLS + READER_CODE)
-    first_random = site_tools.run_explorer(watch.page, "import random; random.random()")
+    normal, first_random = first_visit["normal"], first_visit["first_random"]
+    context = profile()
 
-    later = visit(context, base)  # a new page load in the same browser profile
+    later = visit(context, base)  # a later visit in the first visit's browser profile
     assert engine(later.page)["start"] == "saved"
     assert "saved copy" in status(later.page)
     assert answers(later.page, EXPLORER_CALLS + READER_CODE) == normal
@@ -182,15 +207,14 @@ def test_a_saved_start_prints_exactly_what_a_normal_start_prints(site, profile):
     assert engine(again.page)["start"] == "saved"
     randoms.add(site_tools.run_explorer(again.page, "import random; random.random()"))
     assert len(randoms) == 3, randoms
-    for page_watch in (watch, later, again):
+    for page_watch in (later, again):
         assert not page_watch.errors, page_watch.errors
         assert not page_watch.blocked, page_watch.blocked
 
 
 def test_stop_still_gives_a_fresh_python(site, profile):
     _, base = site
-    context, _ = first_visit(profile, base)
-    page = visit(context, base).page
+    page = visit(profile(), base).page
     assert engine(page)["start"] == "saved"
     site_tools.run_explorer(page, "left_behind = 42")
     assert site_tools.run_explorer(page, "left_behind") == "42"
@@ -209,9 +233,10 @@ def test_stop_still_gives_a_fresh_python(site, profile):
 @pytest.mark.parametrize("field", ["pyodide", "results_sha256", "explorer_sha256"])
 def test_a_saved_copy_made_from_other_files_is_not_used(site, profile, field):
     site_dir, base = site
-    context, watch = first_visit(profile, base)
-    current = stored_record(watch.page)
-    assert alter_record(watch.page, "key:" + field)["key"][field] == "altered by the test"
+    context = profile()
+    page = record_page(context, base)
+    current = stored_record(page)
+    assert alter_record(page, "key:" + field)["key"][field] == "altered by the test"
 
     later = visit(context, base)
     state = engine(later.page)
@@ -233,8 +258,8 @@ def test_a_saved_copy_made_from_other_files_is_not_used(site, profile, field):
 )
 def test_a_damaged_saved_copy_falls_back_and_says_so(site, profile, change, message):
     site_dir, base = site
-    context, watch = first_visit(profile, base)
-    alter_record(watch.page, change)
+    context = profile()
+    alter_record(record_page(context, base), change)
 
     later = visit(context, base)
     state = engine(later.page)
@@ -250,8 +275,6 @@ def test_a_damaged_saved_copy_falls_back_and_says_so(site, profile, change, mess
 
 def test_a_saved_start_that_hangs_is_replaced_by_a_normal_one(site, profile):
     site_dir, base = site
-    context, _ = first_visit(profile, base)
-    context.close()
     # The next visit allows the saved start no time at all, and the reader presses Run at once.
     impatient = profile("window.explorerSavedStartLimitMs = 0; window.explorerNoIdleStart = true")
     watch = site_tools.Watch(impatient, base)

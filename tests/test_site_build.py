@@ -6,15 +6,17 @@ docs/ too (tests/sitebuild.py), and checks what a reader gets: every page of the
 chart named by a page has a spec, the runtimes are the pinned files, the original box's facts
 are filled in, and nothing is fetched from another origin. Then it breaks things on purpose:
 a template naming a missing value, an unknown reference fact, a chart without a spec, a page
-left out of the nav, missing runtimes.
+left out of the nav, a broken link (those five built side by side), missing runtimes.
 """
 
 import hashlib
 import json
+import os
 import re
 import shutil
 import subprocess
 import sys
+from concurrent.futures import ThreadPoolExecutor
 from html.parser import HTMLParser
 from pathlib import Path
 
@@ -49,11 +51,9 @@ NAV_PAGES = [
 
 
 @pytest.fixture(scope="module")
-def site(tmp_path_factory):
-    site_dir = tmp_path_factory.mktemp("site")
-    done = mkdocs_build(site_dir)
-    assert done.returncode == 0, done.stdout + done.stderr
-    return site_dir
+def site(default_site):
+    """The session's build with mkdocs.yml's own settings (conftest.py's `default_site`)."""
+    return default_site
 
 
 def test_every_page_of_the_nav_is_built(site):
@@ -186,16 +186,20 @@ def test_no_page_loads_anything_from_another_origin(site):
 # --- failing loudly ---------------------------------------------------------------------
 
 
-@pytest.fixture
-def scratch(tmp_path):
+def make_scratch(folder: Path) -> Path:
     """A copy of the site sources (config, hook, pages) to break without touching the real ones."""
-    copy = tmp_path / "project"
+    copy = folder / "project"
     shutil.copytree(
         ROOT / "site_src", copy / "site_src", ignore=shutil.ignore_patterns("__pycache__")
     )
     shutil.copyfile(ROOT / "mkdocs.yml", copy / "mkdocs.yml")
     (copy / "vendor").symlink_to(ROOT / "vendor")  # the checked runtimes, not fetched again
     return copy
+
+
+@pytest.fixture
+def scratch(tmp_path):
+    return make_scratch(tmp_path)
 
 
 def build_scratch(scratch: Path, tmp_path: Path) -> subprocess.CompletedProcess:
@@ -228,17 +232,35 @@ BROKEN_PAGES = {
         ["no_such_chart"],
     ),
     "a page left out of the nav": ("stray.md", "# A page nobody links\n", ["stray.md"]),
+    "a broken link": (
+        "limits.md.j2",
+        "\nSee [nowhere](no-such-page.md#nothing).\n",
+        ["no-such-page.md"],
+    ),
 }
 
 
+@pytest.fixture(scope="module")
+def broken_builds(tmp_path_factory) -> dict:
+    """{case: the finished build} of every case of BROKEN_PAGES, each in its own copy of the
+    sources, built side by side (as many at once as the machine has cores)."""
+    prepared = {}
+    for case, (page_name, added, _) in BROKEN_PAGES.items():
+        folder = tmp_path_factory.mktemp("broken")
+        copy = make_scratch(folder)
+        page = copy / "site_src" / "pages" / page_name
+        page.write_text((page.read_text() if page.exists() else "") + added)
+        prepared[case] = (copy, folder)
+    with ThreadPoolExecutor(max_workers=os.cpu_count() or 1) as pool:
+        started = {case: pool.submit(build_scratch, *args) for case, args in prepared.items()}
+        return {case: future.result() for case, future in started.items()}
+
+
 @pytest.mark.parametrize("case", BROKEN_PAGES)
-def test_a_broken_page_fails_the_build_naming_it(case, scratch, tmp_path):
-    page_name, added, named = BROKEN_PAGES[case]
-    page = scratch / "site_src" / "pages" / page_name
-    page.write_text((page.read_text() if page.exists() else "") + added)
-    done = build_scratch(scratch, tmp_path)
+def test_a_broken_page_fails_the_build_naming_it(case, broken_builds):
+    done = broken_builds[case]
     assert done.returncode != 0
-    for text in named:
+    for text in BROKEN_PAGES[case][2]:
         assert text in done.stderr + done.stdout
 
 
@@ -249,14 +271,6 @@ def test_missing_runtimes_stop_the_build_asking_for_make_vendor(scratch, tmp_pat
     assert done.returncode != 0
     assert "run `make vendor`" in done.stderr + done.stdout
     assert not any((scratch / "vendor").iterdir())  # the hook fetched nothing
-
-
-def test_a_broken_link_fails_the_build(scratch, tmp_path):
-    page = scratch / "site_src" / "pages" / "limits.md.j2"
-    page.write_text(page.read_text() + "\nSee [nowhere](no-such-page.md#nothing).\n")
-    done = build_scratch(scratch, tmp_path)
-    assert done.returncode != 0
-    assert "no-such-page.md" in done.stderr + done.stdout
 
 
 def test_a_runtime_file_altered_or_missing_is_refused(tmp_path, monkeypatch):

@@ -235,7 +235,7 @@ def hogs(count: int, cpu: int) -> list[subprocess.Popen]:
 @pytest.mark.slow
 def test_a_real_cpu_hog_on_the_measurement_core_is_seen_and_the_run_goes_again(tmp_path):
     """The real probe: four busy loops on core 1 for one attempt (the one after S's first
-    run) make its probes slow, and the rule runs it again; the report agrees."""
+    run) make its probes slow, and the rule runs it again."""
     command = [sys.executable, "-m", "lab", "run", "--profile", "tiny", "--campaign", "hog",
                "--cpu", "1"]  # fmt: skip
     env = {**os.environ, "LAB_RAW": str(tmp_path)}
@@ -266,12 +266,8 @@ def test_a_real_cpu_hog_on_the_measurement_core_is_seen_and_the_run_goes_again(t
     limit = 1 + design.SLOW_RUN_THRESHOLD
     assert meta["probe_before"]["slowness"] > limit or meta["probe_after"]["slowness"] > limit
     assert (tmp_path / "hog" / "runs" / f"{run_id}@{attempt + 1}.run.zip").exists()
-    out = tmp_path / "built"
-    built = generator("build", "--raw", str(tmp_path), "--campaign", "hog", "--out", str(out))
-    assert built.returncode == 0, built.stderr
-    report = generator("report", "--raw", str(tmp_path), "--campaign", "hog",
-                       "--results", str(out / "assets/data/results.json"))  # fmt: skip
-    assert report.returncode == 0, report.stdout[-3000:]
+    # The report's check of decisions made by the real probe runs on every committed full
+    # campaign (tests/test_report.py: full-20261130 holds 143 such attempts), not again here.
 
 
 # --- the data budget: a re-run only while the campaign stays under 40 MiB ---------------------
