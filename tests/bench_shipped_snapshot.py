@@ -101,9 +101,7 @@ def unpack(saved: dict) -> bytes:
 def make_shipped_file(playwright, site_dir: Path, base: str) -> dict:
     """The explorer's own snapshot, gzipped into the site where a build step would put it."""
     with tempfile.TemporaryDirectory(prefix="bench-profile-") as folder:
-        context = playwright.chromium.launch_persistent_context(
-            folder, executable_path=str(site_tools.CHROMIUM), args=site_tools.CHROMIUM_ARGS
-        )
+        context = site_tools.launch_profile(playwright, folder)
         page = site_tools.Watch(context, base).page
         page.goto(base + "explorer/", wait_until="load")
         page.wait_for_function(

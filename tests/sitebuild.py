@@ -4,7 +4,7 @@ written by a test).
 
 Used by tests/test_site_build.py, tests/test_browser.py and tests/bench_site.py; the full
 campaigns' generator builds and reports (tests/conftest.py, tests/test_report.py) run side by
-side with `side_by_side`.
+side with `side_by_side`, the deliberately broken builds (tests/test_site_build.py) with `at_once`.
 """
 
 import json
@@ -68,13 +68,21 @@ def mkdocs_build(
         )
 
 
+def at_once(calls: dict) -> dict:
+    """{name: result} of calls (name: a function of no arguments that runs one process and
+    waits for it) made at once, as many as the machine has cores (the generator's builds and
+    reports, and mkdocs, are one process each, on one core)."""
+    with ThreadPoolExecutor(max_workers=os.cpu_count() or 1) as pool:
+        started = {name: pool.submit(call) for name, call in calls.items()}
+        return {name: future.result() for name, future in started.items()}
+
+
 def side_by_side(commands: dict, cwd: Path, timeout: float = 600) -> dict:
-    """{name: CompletedProcess} of commands run at once, as many as the machine has cores
-    (the generator's builds and reports are one process each, on one core)."""
+    """{name: CompletedProcess} of commands run at once (`at_once`)."""
 
     def run(command):
-        return subprocess.run(command, cwd=cwd, capture_output=True, text=True, timeout=timeout)
+        return lambda: subprocess.run(
+            command, cwd=cwd, capture_output=True, text=True, timeout=timeout
+        )
 
-    with ThreadPoolExecutor(max_workers=os.cpu_count() or 1) as pool:
-        started = {name: pool.submit(run, command) for name, command in commands.items()}
-        return {name: future.result() for name, future in started.items()}
+    return at_once({name: run(command) for name, command in commands.items()})

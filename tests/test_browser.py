@@ -118,6 +118,16 @@ def launch(playwright):
     return playwright.chromium.launch(executable_path=str(CHROMIUM), args=CHROMIUM_ARGS)
 
 
+def launch_profile(playwright, folder, extra_args=(), **options):
+    """Chromium started on the browser profile kept in `folder` (a reader's later visits):
+    a persistent context; `options` as Playwright's (viewport, …)."""
+    if not CHROMIUM.exists():
+        pytest.fail(f"{CHROMIUM} is missing: `make browser` installs Debian's chromium")
+    return playwright.chromium.launch_persistent_context(
+        folder, executable_path=str(CHROMIUM), args=[*CHROMIUM_ARGS, *extra_args], **options
+    )
+
+
 class Watch:
     """A page whose non-local requests are aborted and whose errors are collected."""
 

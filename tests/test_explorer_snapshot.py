@@ -52,14 +52,7 @@ def playwright():
 
 def open_profile(playwright, folder: str, init_script: str = ""):
     """A browser started on the profile kept in `folder`."""
-    if not site_tools.CHROMIUM.exists():
-        pytest.fail(f"{site_tools.CHROMIUM} is missing: `make browser` installs it")
-    context = playwright.chromium.launch_persistent_context(
-        folder,
-        executable_path=str(site_tools.CHROMIUM),
-        args=site_tools.CHROMIUM_ARGS,
-        viewport={"width": 1280, "height": 900},
-    )
+    context = site_tools.launch_profile(playwright, folder, viewport={"width": 1280, "height": 900})
     if init_script:
         context.add_init_script(init_script)
     return context

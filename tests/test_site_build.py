@@ -9,14 +9,13 @@ a template naming a missing value, an unknown reference fact, a chart without a 
 left out of the nav, a broken link (those five built side by side), missing runtimes.
 """
 
+import functools
 import hashlib
 import json
-import os
 import re
 import shutil
 import subprocess
 import sys
-from concurrent.futures import ThreadPoolExecutor
 from html.parser import HTMLParser
 from pathlib import Path
 
@@ -25,7 +24,7 @@ import pytest
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT / "tests"))
 
-from sitebuild import mkdocs_build, raw_dir  # noqa: E402 (one build, one choice of campaign)
+from sitebuild import at_once, mkdocs_build, raw_dir  # noqa: E402 (one build, one campaign)
 
 from generator import load  # noqa: E402
 
@@ -250,10 +249,8 @@ def broken_builds(tmp_path_factory) -> dict:
         copy = make_scratch(folder)
         page = copy / "site_src" / "pages" / page_name
         page.write_text((page.read_text() if page.exists() else "") + added)
-        prepared[case] = (copy, folder)
-    with ThreadPoolExecutor(max_workers=os.cpu_count() or 1) as pool:
-        started = {case: pool.submit(build_scratch, *args) for case, args in prepared.items()}
-        return {case: future.result() for case, future in started.items()}
+        prepared[case] = functools.partial(build_scratch, copy, folder)
+    return at_once(prepared)
 
 
 @pytest.mark.parametrize("case", BROKEN_PAGES)
