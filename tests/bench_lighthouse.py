@@ -12,7 +12,8 @@ paint and total blocking time (ms), every run's values, and the machine's 1-minu
 average around the runs (the machine may be shared), into data/bench/site.json under
 "lighthouse" (the rest of the file is kept). With --before OLD_SITE (a site built from an
 earlier commit), that site is measured too, page by page in turn with this one, so both see
-the same moments of a busy machine, and recorded under "lighthouse_before". Targets
+the same moments of a busy machine, and recorded under "lighthouse_before"; without it, an
+earlier run's "lighthouse_before" is dropped (it was measured beside other numbers). Targets
 (issue 19): every chart page within 5 points of the Words page's score, LCP ≤ 4 s and
 TBT ≤ 200 ms.
 
@@ -191,6 +192,8 @@ def main(argv=None) -> int:
     if args.before:
         results["lighthouse_before"]["built_from_commit"] = args.before_commit
     bench = json.loads(OUT.read_text()) if OUT.exists() else {}
+    if not args.before:
+        bench.pop("lighthouse_before", None)  # measured in turn with the numbers replaced now
     bench.update(results)
     OUT.parent.mkdir(parents=True, exist_ok=True)
     OUT.write_text(json.dumps(bench, indent=2) + "\n")
