@@ -36,6 +36,7 @@ import sys
 import tempfile
 import time
 from pathlib import Path
+from typing import NamedTuple
 
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT / "tests"))
@@ -129,16 +130,21 @@ def profile_page(playwright, folder: str, base: str, http_cache: bool):
     return context, page
 
 
-def later_visit(playwright, folder: str, base: str, http_cache: bool) -> tuple:
-    """A later visit: its first answer after the click (ms), the browser's CPU seconds
-    meanwhile, and the worker's start-up phases."""
+class LaterVisit(NamedTuple):
+    ms: float  # the first answer after the click
+    browser_cpu_s: float  # the browser's CPU time meanwhile
+    phases: dict  # the worker's start-up phases (ms since it began)
+
+
+def later_visit(playwright, folder: str, base: str, http_cache: bool) -> LaterVisit:
+    """A later visit on the kept profile: its first answer, CPU time and worker phases."""
     context, page = profile_page(playwright, folder, base, http_cache)
     ms, cpu = timed_answer(page)
     state = page.evaluate(ENGINE)
     context.close()
     if state["start"] != "saved":
         raise RuntimeError(f"a later visit did not start from the snapshot: {state}")
-    return ms, cpu, state["phases"]
+    return LaterVisit(ms, cpu, state["phases"])
 
 
 def visits(playwright, base: str) -> dict:
@@ -160,20 +166,20 @@ def visits(playwright, base: str) -> dict:
         for round_ in range(LATER_VISITS):
             for http_cache in (True, False) if round_ % 2 == 0 else (False, True):
                 later[http_cache].append(later_visit(playwright, folder, base, http_cache))
-    cached, uncached = (sorted(later[c], key=lambda visit: visit[0]) for c in (True, False))
-    cached_ms, uncached_ms = ([visit[0] for visit in group] for group in (cached, uncached))
+    cached, uncached = (sorted(later[c], key=lambda visit: visit.ms) for c in (True, False))
+    cached_ms, uncached_ms = ([visit.ms for visit in group] for group in (cached, uncached))
     return {
         "cold_first_answer_after_click_ms": round(first, 1),
         "cold_first_answer_browser_cpu_s": round(first_cpu, 2),
         "later_visit_first_answer_after_click_ms": round(statistics.median(cached_ms), 1),
         "later_visit_first_answer_after_click_ms_all": [round(ms, 1) for ms in cached_ms],
         "later_visit_first_answer_browser_cpu_s": round(
-            statistics.median(cpu for _, cpu, _ in cached), 2
+            statistics.median(visit.browser_cpu_s for visit in cached), 2
         ),
-        "later_visit_worker_phases_ms": cached[len(cached) // 2][2],
+        "later_visit_worker_phases_ms": cached[len(cached) // 2].phases,
         "later_visit_without_http_cache_ms": round(statistics.median(uncached_ms), 1),
         "later_visit_without_http_cache_ms_all": [round(ms, 1) for ms in uncached_ms],
-        "later_visit_without_http_cache_phases_ms": uncached[len(uncached) // 2][2],
+        "later_visit_without_http_cache_phases_ms": uncached[len(uncached) // 2].phases,
         "snapshot_stored_bytes": saved["savedBytes"],
         "site_storage_usage_bytes": usage,
     }
@@ -264,8 +270,7 @@ def blocking_after_paint(browser, base: str) -> dict:
     loads = {}
     for _ in range(BLOCKING_LOADS):
         for url in site_tools.page_urls(base):
-            context = browser.new_context(viewport=site_tools.PHONE, is_mobile=True, has_touch=True)
-            context.add_init_script("window.explorerNoIdleStart = true")
+            context = site_tools.new_context(browser, "phone")
             context.add_init_script(LONG_TASKS)
             watch = site_tools.Watch(context, base)
             cdp = context.new_cdp_session(watch.page)

@@ -7,6 +7,7 @@ campaigns' generator builds and reports (tests/conftest.py, tests/test_report.py
 side with `side_by_side`, the deliberately broken builds (tests/test_site_build.py) with `at_once`.
 """
 
+import functools
 import json
 import os
 import subprocess
@@ -79,10 +80,7 @@ def at_once(calls: dict) -> dict:
 
 def side_by_side(commands: dict, cwd: Path, timeout: float = 600) -> dict:
     """{name: CompletedProcess} of commands run at once (`at_once`)."""
-
-    def run(command):
-        return lambda: subprocess.run(
-            command, cwd=cwd, capture_output=True, text=True, timeout=timeout
-        )
-
-    return at_once({name: run(command) for name, command in commands.items()})
+    run = functools.partial(
+        subprocess.run, cwd=cwd, capture_output=True, text=True, timeout=timeout
+    )
+    return at_once({name: functools.partial(run, command) for name, command in commands.items()})

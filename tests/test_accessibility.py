@@ -23,7 +23,7 @@ import vendor  # noqa: E402
 
 pytestmark = [pytest.mark.browser, pytest.mark.timeout(900)]
 
-VIEWPORTS = {"desktop": {"width": 1280, "height": 800}, "phone": site_tools.PHONE}
+VIEWPORTS = site_tools.VIEWPORTS
 PALETTES = ("light", "dark")
 FAILING_IMPACTS = ("serious", "critical")
 

@@ -40,6 +40,7 @@ CHROMIUM_ARGS = [
     "--disable-sync",
 ]
 PHONE = {"width": 390, "height": 844}
+VIEWPORTS = {"desktop": {"width": 1280, "height": 800}, "phone": PHONE}
 PYTHON_START_MS = 60_000  # Pyodide's first start on a slow, shared CI core
 
 pytestmark = [pytest.mark.browser, pytest.mark.timeout(240)]
@@ -112,20 +113,34 @@ def page_urls(base: str) -> list[str]:
     return urls
 
 
-def launch(playwright):
+def chromium() -> str:
+    """Debian's chromium, or the test fails saying how to install it."""
     if not CHROMIUM.exists():
         pytest.fail(f"{CHROMIUM} is missing: `make browser` installs Debian's chromium")
-    return playwright.chromium.launch(executable_path=str(CHROMIUM), args=CHROMIUM_ARGS)
+    return str(CHROMIUM)
+
+
+def launch(playwright):
+    return playwright.chromium.launch(executable_path=chromium(), args=CHROMIUM_ARGS)
 
 
 def launch_profile(playwright, folder, extra_args=(), **options):
     """Chromium started on the browser profile kept in `folder` (a reader's later visits):
     a persistent context; `options` as Playwright's (viewport, …)."""
-    if not CHROMIUM.exists():
-        pytest.fail(f"{CHROMIUM} is missing: `make browser` installs Debian's chromium")
     return playwright.chromium.launch_persistent_context(
-        folder, executable_path=str(CHROMIUM), args=[*CHROMIUM_ARGS, *extra_args], **options
+        folder, executable_path=chromium(), args=[*CHROMIUM_ARGS, *extra_args], **options
     )
+
+
+def new_context(browser, viewport: str, scheme: str = "light"):
+    """A context at a VIEWPORTS size (a phone's with touch) whose explorer never starts
+    Python on its own (tests and benchmarks that are not about the explorer's start)."""
+    phone = viewport == "phone"
+    context = browser.new_context(
+        viewport=VIEWPORTS[viewport], is_mobile=phone, has_touch=phone, color_scheme=scheme
+    )
+    context.add_init_script("window.explorerNoIdleStart = true")
+    return context
 
 
 class Watch:

@@ -22,6 +22,7 @@ import test_browser  # noqa: E402 (its helpers and fixtures: the built site, the
 from test_browser import (  # noqa: E402
     PHONE,
     PYTHON_START_MS,
+    new_context,
     open_page,
     page_urls,
     read_through,
@@ -33,7 +34,6 @@ browser = test_browser.browser  # the fixture, shared by name (`site`: conftest.
 
 pytestmark = [pytest.mark.browser, pytest.mark.timeout(600)]
 
-VIEWPORTS = {"desktop": {"width": 1280, "height": 800}, "phone": PHONE}
 PLOTLY = "plotly-basic.min.js"
 
 # Problems on the page as a reader sees it now, as sentences (an empty list: none). A table is
@@ -130,15 +130,6 @@ LAYOUT_PROBLEMS = """() => {
   }
   return problems;
 }"""
-
-
-def new_context(browser, viewport: str, scheme: str = "light"):
-    phone = viewport == "phone"
-    context = browser.new_context(
-        viewport=VIEWPORTS[viewport], is_mobile=phone, has_touch=phone, color_scheme=scheme
-    )
-    context.add_init_script("window.explorerNoIdleStart = true")
-    return context
 
 
 def shown_traces(page, chart: str) -> list[str]:
