@@ -15,6 +15,10 @@ Measurements
   Part C   N customers through the real service: a loop of single /predict calls on one
            kept-alive connection versus /predict_batch in chunks; where one request's time
            goes (parse, validate, lookup, model, serialize).
+  Switch-  (issue 28; no profile schedules it yet, see the 2026-12-01 note at the end) one
+  back     service process serving two settings at once, arms A and B; SWITCHBACK_SLICE_S
+           slices of one run's Poisson arrivals alternate A, B, A … from a first arm drawn
+           per run; each request goes to the arm of the slice it is scheduled in.
 
 Each run's fresh service is a new process forked from a launcher that imported the
 libraries and loaded the model once (lab/service/launcher.py), then moved to the measurement core;
@@ -63,6 +67,31 @@ class Setting:
         }
 
 
+@dataclass(frozen=True)
+class Switchback:
+    """Two settings served by one process in alternating slices (a switchback run). Both the
+    same: an A/A control. `added_work_us_b` is for the calibration check only (the
+    known-effect runs): arm B's handler spins that many µs of CPU per request."""
+
+    arm_a: Setting
+    arm_b: Setting
+    added_work_us_b: float = 0.0
+
+    @property
+    def name(self) -> str:
+        """'none vs B=1 W=0', or 'none vs none +150 µs' with added work."""
+        work = f" +{self.added_work_us_b:g} µs" if self.added_work_us_b else ""
+        return f"{self.arm_a.name} vs {self.arm_b.name}{work}"
+
+    def as_dict(self) -> dict:
+        return {
+            "arm_a": self.arm_a.as_dict(),
+            "arm_b": self.arm_b.as_dict(),
+            "added_work_us_b": self.added_work_us_b,
+            "name": self.name,
+        }
+
+
 NONE = Setting("none")
 QUEUE_B1 = Setting("queue", 1, 0.0)
 CAPS = (8, 32, 128)
@@ -89,6 +118,8 @@ QUIET_TRIES = 60  # then the run goes ahead, recorded as not quiet
 # The two rates the pages single out: one the service meets easily, one past saturation.
 QUIET_RATE = 0.5
 BUSY_RATE = 1.6
+SWITCHBACK_SLICE_S = 0.5  # a switchback run's slices (issue 28: 0.5 s slices of one run
+# differed by 0.044 in log p50 in full-20261130)
 
 
 @dataclass(frozen=True)
@@ -112,6 +143,12 @@ class Profile:
     probe_calibration: int = 15  # probes at the campaign's start, each after a quiet check
     slow_budget_share: float = 0.25  # re-runs allowed, as a share of the scheduled runs
     slow_pause_s: float = 10.0  # pause before a run goes again right after its own attempt
+    # Switchback runs (issue 28): `switchback_runs` of each pair in `switchbacks`, at
+    # `switchback_rate` × S, window_s long, in slices of slice_s. None in the profiles below.
+    switchbacks: tuple = ()
+    switchback_runs: int = 0
+    switchback_rate: float = QUIET_RATE
+    slice_s: float = SWITCHBACK_SLICE_S
 
 
 FULL = Profile(
@@ -495,7 +532,7 @@ GUESSES = GUESSES_20261130
 SLOW_RUN_THRESHOLD = 0.15
 CAMPAIGN_BYTES_BUDGET = 40 * 1024 * 1024
 RUN_BYTES = {"part_a": 52_000, "bits": 2_000, "saturation": 30_000, "part_b": 60_000,
-             "part_c": 200_000}  # fmt: skip
+             "part_c": 200_000, "switchback": 60_000}  # fmt: skip
 ARRIVALS_BYTES = 1_000_000
 SLOW_RUN_MAX_ATTEMPTS = 3
 SLOW_RUN_KINDS = ("part_a", "saturation", "part_b", "part_c")
@@ -507,3 +544,15 @@ SLOW_RUN_TEXT = (
     "in all, while the campaign's re-runs stay within its budgets of runs and bytes; the "
     "attempt used is the first that was not slow, else the least slow, marked."
 )
+
+# --- 2026-12-01: the switchback run kind (issue 28, items 1, 2 and 5), before any timed run --
+# The lab can now measure a `switchback` run (lab/campaign/executors/switchback.py): one fresh
+# service serving two settings at once (lab/service/switchback.py), one open-loop client, the
+# window cut into SWITCHBACK_SLICE_S slices alternating between the arms from a first arm
+# drawn per run. An A/A run serves the same setting on both arms. The campaign profiles above
+# schedule none yet (`switchbacks` is empty): the rule that judges them (item 3) is to be
+# written here, dated, before a campaign uses them. Switchback runs are not re-run by the
+# slow-run rule (not in SLOW_RUN_KINDS; their probes are recorded): a slow stretch of the host
+# falls on both arms of a run alike, and item 6 reconsiders the rule on evidence. The
+# known-effect runs' added work is a test-only option of the service, never in the design's
+# comparisons; RUN_BYTES["switchback"] is Part B's size, to be measured by the first runs.

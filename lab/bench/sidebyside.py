@@ -9,7 +9,7 @@ same core and the same arrivals.
 A commit is unpacked with `git archive` (no worktree is registered in the repository), and
 its processes run with this checkout's Python, artifacts (LAB_HOME) and `LAB_GIT_COMMIT`.
 Every process is pinned to the given core with one thread, as the campaign runner does.
-Used by lab/bench/handler_trace.py and lab/bench/batcher.py.
+Used by lab/bench/handler_trace.py, lab/bench/batcher.py and lab/bench/switchback.py.
 """
 
 import atexit
@@ -117,11 +117,13 @@ class Machinery:
             out.unlink(missing_ok=True)
 
     def openloop(self, port: int, arrival_rate: float, window_s: float, seed: int,
-                 cpu: int | None, drain_s: float = 30.0) -> tuple[dict, dict]:  # fmt: skip
-        """One open-loop run of this version's client: (meta, columns)."""
+                 cpu: int | None, drain_s: float = 30.0,
+                 extra: tuple = ()) -> tuple[dict, dict]:  # fmt: skip
+        """One open-loop run of this version's client: (meta, columns). `extra`: more of
+        `python -m lab openloop`'s options (a switchback run's --slice-s, --first-arm)."""
         arguments = ["--port", str(port), "--arrival-rate", f"{arrival_rate:.6f}",
                      "--window-s", str(window_s), "--seed", str(seed),
-                     "--drain-s", str(drain_s)]  # fmt: skip
+                     "--drain-s", str(drain_s), *extra]  # fmt: skip
         out = self.scratch("openloop")
         process = self.start_client("openloop", arguments, cpu, out)
         return self.finish_client(process, out, window_s + drain_s + 180)

@@ -35,9 +35,12 @@ DESCRIPTION_VERSION = 1
 
 
 def design_record(profile: Profile) -> dict:
-    """The profile as run: settings, rates, rounds, windows, run counts, quiet tries."""
-    record = {key: value for key, value in vars(profile).items() if key != "settings"}
+    """The profile as run: settings, rates, rounds, windows, run counts, quiet tries, and the
+    switchback pairs."""
+    as_dicts = ("settings", "switchbacks")
+    record = {key: value for key, value in vars(profile).items() if key not in as_dicts}
     record["settings"] = [setting.as_dict() for setting in profile.settings]
+    record["switchbacks"] = [pair.as_dict() for pair in profile.switchbacks]
     record["rate_multiples"] = list(profile.rate_multiples)
     return record
 

@@ -1,14 +1,16 @@
-"""The campaign runner: Part A, bits, S, Part B and Part C in one resumable schedule.
+"""The campaign runner: Part A, bits, S, Part B, switchback runs (when the profile has them)
+and Part C in one resumable schedule.
 
 Run: `python -m lab run --profile quick|full --campaign NAME --cpu N`.
 The schedule is built up front from a seed and saved. A new campaign starts with the speed
 probe's calibration (its reference speed goes into campaign.json); then block by block (the
-Part A runs, the bit check, the S runs, each Part B round, the Part C runs) every run's
-first attempt, then, at the end of the block, the attempts the slow-run rule asks for
-(lab/campaign/attempts.py; every attempt is its own file). Run it again and it carries on
-from the files on disk. Every raw file is written atomically, so killing the runner at any
-moment (even with SIGKILL) leaves no partial file and every attempt exactly once. A failed
-run is recorded in failures.json and the campaign goes on; too many failures in a row stop it.
+Part A runs, the bit check, the S runs, each Part B round, the switchback runs, the Part C
+runs) every run's first attempt, then, at the end of the block, the attempts the slow-run
+rule asks for (lab/campaign/attempts.py; every attempt is its own file). Run it again and it
+carries on from the files on disk. Every raw file is written atomically, so killing the
+runner at any moment (even with SIGKILL) leaves no partial file and every attempt exactly
+once. A failed run is recorded in failures.json and the campaign goes on; too many failures
+in a row stop it.
 """
 
 import argparse
@@ -27,6 +29,7 @@ from lab.campaign.executors.part_a import run_part_a
 from lab.campaign.executors.part_b import run_part_b
 from lab.campaign.executors.part_c import run_part_c
 from lab.campaign.executors.saturation import run_saturation
+from lab.campaign.executors.switchback import run_switchback
 from lab.campaign.folder import (
     campaign_dir,
     load_schedule,
@@ -52,6 +55,7 @@ EXECUTORS = {
     "saturation": run_saturation,
     "part_b": run_part_b,
     "part_c": run_part_c,
+    "switchback": run_switchback,
 }
 FAILURES = (RunFailed, ServiceError, ProbeError, OSError, TimeoutError, codec.RawFileError)
 

@@ -1,12 +1,13 @@
 """The campaign's whole schedule, built up front from a seed and saved as schedule.json.
 
 Order: Part A, bits, saturation, Part B (rounds in turn, settings × rates shuffled inside
-each round), Part C. Run ids are stable names, so a resumed campaign finds its runs again.
+each round), the switchback runs (indexes in turn, the pairs shuffled inside each, each run's
+first arm drawn), Part C. Run ids are stable names, so a resumed campaign finds its runs again.
 """
 
 import numpy as np
 
-from lab.design import Profile, Setting
+from lab.design import Profile, Setting, Switchback
 from lab.rawformat.names import rate_key
 
 
@@ -39,6 +40,42 @@ def part_b_round(profile: Profile, round_index: int, seed: int) -> list[dict]:
     return [runs[i] for i in order]
 
 
+# Seeds the switchback block's generator apart from the Part B rounds' ([seed, round]).
+SWITCHBACK_STREAM = 28
+
+
+def switchback_run(profile: Profile, index: int, pair: Switchback, first_arm: str) -> dict:
+    work = f"-plus{pair.added_work_us_b:g}us" if pair.added_work_us_b else ""
+    slugs = f"{setting_slug(pair.arm_a)}-vs-{setting_slug(pair.arm_b)}{work}"
+    return {
+        "run_id": f"switchback-{index}-{slugs}",
+        "kind": "switchback",
+        "run_index": index,
+        "arm_a": pair.arm_a.as_dict(),
+        "arm_b": pair.arm_b.as_dict(),
+        "added_work_us_b": pair.added_work_us_b,
+        "first_arm": first_arm,
+        "rate_multiple": profile.switchback_rate,
+        "window_s": profile.window_s,
+        "slice_s": profile.slice_s,
+    }
+
+
+def switchback_block(profile: Profile, seed: int) -> list[dict]:
+    """`profile.switchback_runs` runs of every pair: index by index, the pairs shuffled inside
+    each index, and each run's first arm drawn from the same seeded generator."""
+    runs = []
+    for index in range(profile.switchback_runs):
+        rng = np.random.default_rng([seed, SWITCHBACK_STREAM, index])
+        order = rng.permutation(len(profile.switchbacks))
+        firsts = rng.integers(0, 2, len(profile.switchbacks))
+        runs += [
+            switchback_run(profile, index, profile.switchbacks[i], "ab"[first])
+            for i, first in zip(order, firsts, strict=True)
+        ]
+    return runs
+
+
 def indexed_runs(kind: str, count: int, **fields) -> list[dict]:
     """`count` runs of one kind, named `<kind>-<index>`."""
     return [
@@ -53,6 +90,7 @@ def build_schedule(profile: Profile, seed: int, with_part_c: bool = True) -> lis
     runs += indexed_runs("saturation", profile.saturation_runs, counted_s=profile.saturation_s)
     for round_index in range(profile.rounds):
         runs += part_b_round(profile, round_index, seed)
+    runs += switchback_block(profile, seed)
     if with_part_c:
         runs += indexed_runs("part_c", profile.part_c_runs, records=profile.part_c_records)
     return runs

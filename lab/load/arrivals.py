@@ -2,8 +2,10 @@
 
 Every setting in one round and at one rate meets the very same traffic: the same arrival
 times and the same customers, because both come from `arrival_seed(campaign, round, rate)`.
+A switchback run (issue 28) cuts its arrivals into slices alternating between two arms
+(`slice_arms`); its seed is `switchback_seed(campaign, run_index, rate)`.
 Used by `python -m lab openloop --seed N`, by the campaign runner and by Part C's client;
-tested by `pytest tests/test_arrivals.py`.
+tested by `pytest tests/test_arrivals.py` and, the slices, `tests/test_switchback.py`.
 """
 
 import hashlib
@@ -25,6 +27,25 @@ def _stable_int(text: str) -> int:
 def arrival_seed(campaign: str, round_index: int, rate_multiple: float) -> int:
     """The seed of one round at one rate. 1 and 1.0 give the same seed."""
     return _stable_int(f"arrivals|{campaign}|{int(round_index)}|{float(rate_multiple):.12g}")
+
+
+def switchback_seed(campaign: str, run_index: int, rate_multiple: float) -> int:
+    """The arrival seed of a campaign's switchback runs of one index and rate (every pair of
+    settings with that index meets the same arrivals)."""
+    return _stable_int(f"switchback|{campaign}|{int(run_index)}|{float(rate_multiple):.12g}")
+
+
+def slice_arms(arrival_us: np.ndarray, slice_us: int, first_arm: int) -> np.ndarray:
+    """The arm (0 = A, 1 = B) of each scheduled arrival of a switchback run: slices of
+    `slice_us` alternate from `first_arm`, so an arrival at t goes to arm
+    (first_arm + floor(t / slice_us)) % 2, and one exactly on a slice's edge goes to the slice
+    that starts there. In whole microseconds, integer arithmetic, so the raw file's
+    `arrival_us` gives back every arm exactly."""
+    if slice_us < 1 or first_arm not in (0, 1):
+        raise ValueError(f"slice_us must be 1 or more and first_arm 0 or 1, got "
+                         f"{slice_us} and {first_arm}")  # fmt: skip
+    slices = np.asarray(arrival_us, dtype=np.int64) // int(slice_us)
+    return ((first_arm + slices) % 2).astype(np.uint8)
 
 
 def poisson_arrivals(arrival_rate: float, window_s: float, seed: int) -> np.ndarray:

@@ -67,13 +67,19 @@ def get_request(host: str, port: int, path: str) -> bytes:
     return f"GET {path} HTTP/1.1\r\nHost: {host}:{port}\r\n\r\n".encode()
 
 
-def predict_requests(host: str, port: int, customer_ids) -> list[bytes]:
-    """One ready-to-send `POST /predict` per customer id, in order."""
-    head = f"POST /predict HTTP/1.1\r\nHost: {host}:{port}\r\nContent-Type: application/json\r\n"
+def predict_requests(host: str, port: int, customer_ids, paths=None) -> list[bytes]:
+    """One ready-to-send `POST /predict` per customer id, in order; `paths[i]`, when given,
+    is request i's path instead (a switchback run's `/arm/a/predict` or `/arm/b/predict`)."""
+    heads = {}
     built = []
-    for customer_id in customer_ids:
+    for index, customer_id in enumerate(customer_ids):
+        path = "/predict" if paths is None else paths[index]
+        if path not in heads:
+            heads[path] = (
+                f"POST {path} HTTP/1.1\r\nHost: {host}:{port}\r\nContent-Type: application/json\r\n"
+            ).encode()
         body = b'{"customer_id": %d}' % int(customer_id)
-        built.append(b"%sContent-Length: %d\r\n\r\n%s" % (head.encode(), len(body), body))
+        built.append(b"%sContent-Length: %d\r\n\r\n%s" % (heads[path], len(body), body))
     return built
 
 

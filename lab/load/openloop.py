@@ -20,6 +20,12 @@ receive timestamp (SO_TIMESTAMPNS), not when the client got round to reading it.
 Every answer is checked to the bit: the probability must equal the single-row score of that
 customer (`lab.model.expected`, computed before the window) and the echoed id must be the one
 sent. Columns and meta: data/README.md. Tested by tests/test_openloop.py.
+
+A switchback run (issue 28; `--slice-s 0.5 --first-arm a`, against a two-armed service,
+lab/service/switchback.py): each request goes to the arm of the slice it is scheduled in
+(`lab.load.arrivals.slice_arms`), decided before the window and built into its request bytes
+(`/arm/a/predict` or `/arm/b/predict`, the same length), so the client does exactly the same
+work for either arm; the `arm` column records it. Tested by tests/test_switchback.py.
 """
 
 import argparse
@@ -36,9 +42,11 @@ from pathlib import Path
 import numpy as np
 
 from lab.load import arrivals, httpclient
+from lab.load.arrivals import slice_arms
 from lab.load.client_cli import run_client
 from lab.machine.timer import Sleeper
 from lab.model import artifacts, expected
+from lab.service.arms import ARMS, arm_path
 from lab.service.server_timing import server_timing_moments
 
 NS_PER_S = 1_000_000_000
@@ -263,12 +271,16 @@ def run_open_loop(
     window_s: float | None = None,
     arrival_rate: float | None = None,
     expected: np.ndarray | None = None,
+    slice_us: int | None = None,
+    first_arm: int = 0,
 ) -> tuple[dict[str, np.ndarray], dict]:
     """Drive the service with requests at `arrivals_s` (seconds from window start), request
     i asking about `customer_ids[i]`. Returns (columns, stats); raises `PeerClosed` or
     `BadResponse` if the service closes a connection or sends something unreadable.
     `window_s` defaults to the last arrival, `arrival_rate` to requests / window_s;
-    `expected[i]` is the probability request i must get back to the bit (None: not checked)."""
+    `expected[i]` is the probability request i must get back to the bit (None: not checked).
+    With `slice_us` (a switchback run against a two-armed service), request i goes to arm
+    `arm[i]` of `slice_arms(arrival_us, slice_us, first_arm)`, returned as column `arm`."""
     arrivals_s = np.asarray(arrivals_s, dtype=np.float64)
     if len(customer_ids) < len(arrivals_s):
         raise ValueError(f"{len(arrivals_s)} arrivals but only {len(customer_ids)} customer ids")
@@ -277,7 +289,11 @@ def run_open_loop(
     )
     offsets_ns = np.round(arrivals_s * NS_PER_S).astype(np.int64).tolist()
     customer_ids = np.asarray(customer_ids[: len(offsets_ns)], dtype=np.int64)
-    requests = httpclient.predict_requests(host, port, customer_ids)
+    arms = None
+    if slice_us is not None:
+        arms = slice_arms(np.array(offsets_ns, dtype=np.int64) // 1000, slice_us, first_arm)
+    paths = None if arms is None else [arm_path(ARMS[arm]) for arm in arms]
+    requests = httpclient.predict_requests(host, port, customer_ids, paths)
     httpclient.raise_open_files_limit(connections + 256)
     pool = Connections(host, port, connections)
     sleeper = Sleeper()
@@ -292,6 +308,10 @@ def run_open_loop(
     stats = _stats(run, clock, columns, window_s, arrival_rate, connections, drain_s)
     stats["timer"] = sleeper.kind
     stats.update(check_answers(run, customer_ids, expected))
+    if arms is not None:
+        columns["arm"] = arms
+        stats["arm_requests"] = [int(np.count_nonzero(arms == arm)) for arm in (0, 1)]
+        stats["slices"] = -(-round(window_s * 1e6) // slice_us)  # the window's slices, rounded up
     return columns, stats
 
 
@@ -444,7 +464,19 @@ def summary_line(columns: dict[str, np.ndarray], stats: dict) -> str:
         f"at rate {stats['arrival_rate']:.1f}/s, "
         f"client {stats['client_cpu_us_per_request']:.1f} µs/request, "
         f"{stats['answers_differing']} of {stats['answers_compared']} answers differ"
+        + (arm_medians(columns) if "arm" in columns else "")
     )
+
+
+def arm_medians(columns: dict[str, np.ndarray]) -> str:
+    """`; p50 A … ms, B … ms` of a switchback run (answered requests only), for its line."""
+    answered = columns["status"] == 200
+    found = []
+    for arm, name in enumerate(ARMS):
+        latency = columns["latency_us"][answered & (columns["arm"] == arm)]
+        found.append(f"{name.upper()} {np.median(latency) / 1000:.2f}" if len(latency) else
+                     f"{name.upper()} -")  # fmt: skip
+    return "; p50 " + ", ".join(found) + " ms"
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
@@ -464,6 +496,16 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
         default=60.0,
         help="longest wait for answers still owed after the window",
     )
+    parser.add_argument(
+        "--slice-s",
+        type=float,
+        default=None,
+        help="a switchback run against a two-armed service: slices of this many seconds "
+        "alternate between /arm/a/predict and /arm/b/predict",
+    )
+    parser.add_argument(
+        "--first-arm", choices=ARMS, default="a", help="the arm of a switchback run's first slice"
+    )
     parser.add_argument("--out", type=Path, required=True, help="FILE.run.zip to write")
 
 
@@ -482,6 +524,10 @@ def main(args: argparse.Namespace) -> int:
         "host": args.host,
         "port": args.port,
     }
+    slice_us = None
+    if args.slice_s is not None:
+        slice_us = round(args.slice_s * 1e6)
+        meta.update(slice_s=args.slice_s, slice_us=slice_us, first_arm=args.first_arm)
     return run_client(
         "openloop",
         lambda: run_open_loop(
@@ -494,6 +540,8 @@ def main(args: argparse.Namespace) -> int:
             window_s=args.window_s,
             arrival_rate=args.arrival_rate,
             expected=expected.for_customers(customer_ids),
+            slice_us=slice_us,
+            first_arm=ARMS.index(args.first_arm),
         ),
         args.out,
         meta,

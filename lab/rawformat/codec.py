@@ -6,6 +6,10 @@ per-request durations are kept to 8 significant bits ("log8"); a column shared b
 checked by sha256. `read_run` undoes all of it. Written atomically (temp file in the same
 folder, fsync, rename), so a killed writer never leaves a partial file. Needs only the
 standard library and numpy. Documented in data/README.md.
+
+Versions: a run of a kind format 2 already had is written as format 2, exactly as before, so
+any reader of format 2 reads it; format 3 is format 2 plus the kind `switchback` (issue 28),
+and only those runs say 3, so a reader that knows only 2 refuses just what it cannot read.
 """
 
 import functools
@@ -22,6 +26,9 @@ import numpy as np
 from lab.rawformat.errors import RawFileError
 
 FORMAT = "batching-lab-run/2"
+FORMAT_3 = "batching-lab-run/3"
+FORMAT_3_KINDS = ("switchback",)  # the kinds format 3 added
+READABLE_FORMATS = (FORMAT, FORMAT_3)
 SUFFIX = ".run.zip"
 FIXED_DATE = (1980, 1, 1, 0, 0, 0)  # zip member dates: the same values give the same bytes
 
@@ -116,6 +123,11 @@ def write_shared_column(path: Path, array: np.ndarray) -> str:
     return sha256_bytes(data)
 
 
+def format_of(kind: str | None) -> str:
+    """The format a run of this kind is written in (see the versions above)."""
+    return FORMAT_3 if kind in FORMAT_3_KINDS else FORMAT
+
+
 def write_run(path, meta: dict, columns=None, shared=None, log8=()) -> None:
     """Write one run atomically. `shared` maps column names to files stored beside the runs
     (written once, not repeated in the run file); columns named in `log8` are kept to 8
@@ -128,7 +140,8 @@ def write_run(path, meta: dict, columns=None, shared=None, log8=()) -> None:
     layout, members = {}, {}
     for name in sorted(columns):
         layout[name], members[f"{name}.col"] = encode_column(columns[name], name in log8)
-    body = {"format": FORMAT, **meta, "columns": sorted(layout) + sorted(shared_refs),
+    body = {"format": format_of(meta.get("kind")), **meta,
+            "columns": sorted(layout) + sorted(shared_refs),
             "column_layout": layout, "shared_columns": shared_refs}  # fmt: skip
     meta_bytes = json.dumps(body, indent=1, sort_keys=True).encode()
     _atomic_write(path, zip_members({"meta.json": meta_bytes, **members}))
@@ -153,9 +166,9 @@ def read_meta(path: Path) -> dict:
             meta = json.loads(archive.read("meta.json"))
     except UNREADABLE as error:
         raise RawFileError(f"{path}: cannot read meta.json ({error})") from error
-    if meta.get("format") != FORMAT:
+    if meta.get("format") not in READABLE_FORMATS:
         raise RawFileError(f"{path}: field 'format' is {meta.get('format')!r}, "
-                           f"expected {FORMAT!r}")  # fmt: skip
+                           f"expected one of {READABLE_FORMATS!r}")  # fmt: skip
     return meta
 
 

@@ -96,6 +96,8 @@ class LaunchedService(ServiceProcess):
             "cpu": self.cpu,
             "max_records": self.max_records,
             "log": self.log_path,
+            "arm_b": self.arm_b,
+            "added_work_us_b": float(self.added_work_us_b),
         }
         self.child_pid = self.launcher.ask(request)["pid"]
         self.process = self  # the base class polls self.process

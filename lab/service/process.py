@@ -4,6 +4,10 @@
         ... send requests to service.url ...
         sizes = service.batches()["size"]
 
+    with ServiceProcess("none", arm_b={"batcher": "queue", "max_batch": 1}) as service:
+        ... two arms in one process (a switchback run): /arm/a/predict, /arm/b/predict;
+        service.batches("b") ...
+
 Used by the test suite, the load-client tests and the campaign runner. It pins the service
 with `taskset` when given a cpu, runs it with one BLAS/OpenMP thread, waits until /health
 answers, and always reaps the process. HTTP calls use only the stdlib (http.client).
@@ -56,8 +60,13 @@ class ServiceProcess:
         extra_env: dict | None = None,
         startup_timeout: float = 120.0,
         cwd=None,
+        arm_b: dict | None = None,
+        added_work_us_b: float = 0.0,
     ):
-        """`cwd`: the checkout whose `python -m lab serve` runs (default: this one)."""
+        """`cwd`: the checkout whose `python -m lab serve` runs (default: this one). `arm_b`
+        (a setting record {batcher, max_batch, max_wait_ms}): serve two arms, A with the
+        setting above and B with this one (lab/service/switchback.py); `added_work_us_b` is
+        for the calibration check only (its known-effect runs)."""
         self.batcher = batcher
         self.max_batch = max_batch
         self.max_wait_ms = max_wait_ms
@@ -68,6 +77,8 @@ class ServiceProcess:
         self.extra_env = extra_env
         self.startup_timeout = startup_timeout
         self.cwd = cwd or paths.REPO
+        self.arm_b = arm_b
+        self.added_work_us_b = added_work_us_b
         self.process: subprocess.Popen | None = None
         self._stderr = None
 
@@ -89,6 +100,13 @@ class ServiceProcess:
             "--port", str(self.port),
             "--max-records", str(self.max_records),
         ]  # fmt: skip
+        if self.arm_b is not None:
+            serve += [
+                "--arm-b-batcher", self.arm_b["batcher"],
+                "--arm-b-max-batch", str(self.arm_b.get("max_batch") or 0),
+                "--arm-b-max-wait-ms", repr(float(self.arm_b.get("max_wait_ms") or 0.0)),
+                "--added-work-us-b", repr(float(self.added_work_us_b)),
+            ]  # fmt: skip
         return pin_command(self.cpu, serve)
 
     def start(self) -> "ServiceProcess":
@@ -152,10 +170,11 @@ class ServiceProcess:
     def health(self) -> dict:
         return self._get("/health")
 
-    def batches(self) -> dict:
+    def batches(self, arm: str | None = None) -> dict:
         """The micro-batcher's batches: {"size": [...], "first_wait_us": [...], "batches_made":
-        n, "rows_scored": n, "records_dropped": n} (see lab.service, GET /batches)."""
-        return self._get("/batches")
+        n, "rows_scored": n, "records_dropped": n} (see lab.service, GET /batches); of arm
+        `a` or `b` of a two-armed service (GET /arm/<arm>/batches)."""
+        return self._get("/batches" if arm is None else f"/arm/{arm}/batches")
 
     def _get(self, path: str) -> dict:
         status, found = get_json(self.host, self.port, path)

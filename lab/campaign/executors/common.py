@@ -50,17 +50,20 @@ def scratch_file(context: Context, name: str) -> Path:
     return folder / f"{name}{codec.SUFFIX}"
 
 
-def service(context: Context, setting: dict):
+def service(context: Context, setting: dict, **arms):
     """A fresh service for one run: forked by the pre-loaded launcher when the runner has
-    one (saves ~5 s of imports per run), else started with `python -m lab serve`."""
+    one (saves ~5 s of imports per run), else started with `python -m lab serve`. `arms`:
+    a switchback run's `arm_b` and `added_work_us_b` (ServiceProcess), `setting` being A's."""
     if context.launcher is not None:
         return context.launcher.service(setting["batcher"], setting["max_batch"],
-                                        setting["max_wait_ms"], cpu=context.cpu)  # fmt: skip
+                                        setting["max_wait_ms"], cpu=context.cpu,
+                                        **arms)  # fmt: skip
     return ServiceProcess(
         batcher=setting["batcher"],
         max_batch=setting["max_batch"],
         max_wait_ms=setting["max_wait_ms"],
         cpu=context.cpu,
+        **arms,
     )
 
 

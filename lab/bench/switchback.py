@@ -1,0 +1,309 @@
+"""Switchback runs (issue 28, item 7): two settings inside one service process, in alternating
+slices of one open-loop run, against A/A controls and a known added amount of work. A
+benchmark, not a test.
+
+    [setsid -w] python -m lab.bench.switchback --cpu 1 [--runs 40] [--aa-runs 10]
+        [--window-s 8] [--rate 0.5] [--slice-s 0.5] [--saturation S] [--seed 1]
+        [--probe MODULE:FUNCTION] [--nice N] [--quick] [--out data/bench/switchback.json]
+
+Every run is one fresh two-armed service (lab/service/switchback.py, forked by the pre-loaded
+launcher and moved to the measurement core) and one open-loop client pinned there too
+(`python -m lab openloop --slice-s … --first-arm …`), Poisson arrivals at rate × S for
+window_s seconds: each request goes to the arm (A or B) of the slice it is scheduled in, the
+slices alternating from a first arm drawn per run from a seeded generator. The runs:
+
+- `none vs B=1 W=0` and `B=32 W=0 vs B=32 W=1`, --runs each (queue B=1's cost, the W = 1 ms
+  wait's cost);
+- `none vs none`, an A/A control, and `none vs none +50 µs`, `none vs none +150 µs`, A/A with
+  arm B's handler spinning that many µs of CPU per request (the service's --added-work-us-b,
+  which exists for this calibration check only), --aa-runs each.
+
+They are interleaved: index by index, the comparisons still owed a run at that index in a
+seeded random order; all runs of one index meet the same arrivals. S is measured at the start
+by the closed loop (16 connections, no batching, one run of window_s) unless --saturation
+gives it. The benchmark itself stays off the measurement core. --probe MODULE:FUNCTION (e.g.
+`lab.bench.sidebyside:probe_on_core`) is called with the core right before and right after
+every run; --nice shields the session on a shared machine (lab.bench.sidebyside.shield).
+--quick: 2 runs each with 2 s windows (and S from a 2 s closed loop), for a test.
+
+The file holds per-run summaries only (the generator computes the intervals from them; the
+lab does not import the generator). Keys:
+
+- `what`, `command`, `date`, `git_commit`, `fingerprint`, `cpu`, `nice`, `shielded`,
+  `probe` (the probe's name or null), `seed`, `smoke` (true when the runs are too few or too
+  short to read numbers from: fewer than 40 / 10 runs or windows under 8 s);
+- `saturation_S` (answers per second), `saturation_measured` (the closed loop's stats, or null
+  when --saturation gave S), `rate_multiple`, `arrival_rate` (per second), `window_s`,
+  `slice_s`, `drain_s`;
+- `pairs`: each comparison, `name`, `arm_a`, `arm_b` (setting records), `added_work_us_b`, and
+  `runs` (how many it was given);
+- `runs`: in the order run, each: `pair` (its name), `index` (all pairs of one index met the
+  same arrivals), `seed` (of the arrivals), `first_arm` (`a` or `b`), `slices`, `arms`: for
+  `a` and `b`, `requests` (scheduled in its slices), `answered` (status 200), `p50_us`,
+  `p99_us` (latency from the scheduled arrival, nearest rank, a request not answered with 200
+  counting as infinitely late: null when the percentile falls on one), `server_us_p50` (median
+  of ready + queued + model from Server-Timing, answered requests), `batch_mean` (mean rows
+  per model call its answers were scored in); `client`: `cpu_us_per_request`,
+  `dispatch_lag_us_p99`, `never_answered`, `non_200`, `answers_compared`,
+  `answers_differing` (every answer checked to the bit); `others_share` (the share of the core
+  anything else took during the run); `load_before`, `load_after` (`loadavg1`, `idle_share`,
+  `steal_share` of the core); `probe_before`, `probe_after` (the --probe's results, or null).
+
+d = ln(statistic of B) − ln(statistic of A) per run for p50, p99 and server_us_p50 is printed
+at the end with its median and SD over runs per comparison, as a first look only.
+About 20 minutes with the defaults on one core (110 runs of ~11 s).
+"""
+
+import argparse
+import datetime
+import json
+import math
+import statistics
+import sys
+from pathlib import Path
+
+import numpy as np
+
+from lab.bench.batcher import load_probe
+from lab.bench.sidebyside import NICE_HELP, Machinery, latency_percentiles_us, shield
+from lab.campaign.runner import pin_runner_away_from
+from lab.design import NONE, QUEUE_B1, SWITCHBACK_SLICE_S, Setting, Switchback
+from lab.load.arrivals import switchback_seed
+from lab.machine.core_watch import CoreWatch
+from lab.machine.fingerprint import fingerprint, git_commit
+from lab.machine.quiet import load_snapshot
+from lab.model import expected
+from lab.paths import DATA
+from lab.service.arms import ARMS
+from lab.service.launcher import Launcher
+
+OUT = DATA / "bench" / "switchback.json"
+BENCH = "bench-switchback"  # names the arrival seeds
+SATURATION_CONNECTIONS = 16
+COMPARISONS = (
+    Switchback(NONE, QUEUE_B1),
+    Switchback(Setting("queue", 32, 0.0), Setting("queue", 32, 1.0)),
+)
+CONTROLS = (Switchback(NONE, NONE), Switchback(NONE, NONE, 50.0), Switchback(NONE, NONE, 150.0))
+STATISTICS = {"p50_us": "p50", "p99_us": "p99", "server_us_p50": "server"}  # key: short name
+QUICK = {"runs": 2, "aa_runs": 2, "window_s": 2.0}
+FULL = {"runs": 40, "aa_runs": 10, "window_s": 8.0}
+LOAD_KEYS = ("idle_share", "steal_share")
+
+
+def plan(runs: int, aa_runs: int, seed: int) -> list[tuple[int, Switchback, str]]:
+    """(index, pair, first arm) of every run, in the order run: index by index, the pairs
+    still owed a run at that index shuffled, each run's first arm drawn."""
+    counts = {pair: runs for pair in COMPARISONS} | {pair: aa_runs for pair in CONTROLS}
+    planned = []
+    for index in range(max(counts.values(), default=0)):
+        due = [pair for pair, count in counts.items() if index < count]
+        rng = np.random.default_rng([seed, index])
+        order, firsts = rng.permutation(len(due)), rng.integers(0, 2, len(due))
+        planned += [(index, due[i], ARMS[first]) for i, first in zip(order, firsts, strict=True)]
+    return planned
+
+
+def finite_or_none(value: float) -> float | None:
+    return round(value, 1) if math.isfinite(value) else None
+
+
+def arm_summary(columns: dict, arm: int) -> dict:
+    """One arm's statistics in one run (see the module's docstring)."""
+    chosen = columns["arm"] == arm
+    answered = chosen & (columns["status"] == 200)
+    percentiles = {"p50": math.inf, "p99": math.inf}  # an arm without requests has none
+    if chosen.any():
+        of_arm = {key: columns[key][chosen] for key in ("latency_us", "status")}
+        percentiles = latency_percentiles_us(of_arm)
+    moments = ("ready_us", "queued_us", "model_us")  # they add up (lab/service/server_timing.py)
+    server = sum(columns[k][answered].astype(np.int64) for k in moments)
+    return {
+        "requests": int(chosen.sum()),
+        "answered": int(answered.sum()),
+        "p50_us": finite_or_none(percentiles["p50"]),
+        "p99_us": finite_or_none(percentiles["p99"]),
+        "server_us_p50": float(np.median(server)) if answered.any() else None,
+        "batch_mean": (
+            round(float(columns["batch_size"][answered].mean()), 3) if answered.any() else None
+        ),
+    }
+
+
+def log_ratio(run: dict, key: str) -> float | None:
+    """d = ln(B) − ln(A) of one statistic in one run (None when either is missing)."""
+    a, b = run["arms"]["a"][key], run["arms"]["b"][key]
+    return math.log(b / a) if a and b else None
+
+
+def trimmed_load(snapshot: dict) -> dict:
+    return {"loadavg1": snapshot["loadavg"][0], **{k: snapshot[k] for k in LOAD_KEYS}}
+
+
+class Bench:
+    def __init__(self, launcher: Launcher, machinery: Machinery, cpu: int, probe, options: dict):
+        self.launcher = launcher
+        self.machinery = machinery
+        self.cpu = cpu
+        self.probe = probe
+        self.options = options  # rate_multiple, window_s, slice_s, drain_s, arrival_rate
+
+    def _probe(self) -> dict | None:
+        return self.probe(self.cpu) if self.probe is not None else None
+
+    def saturation(self, seconds: float) -> dict:
+        """The closed loop's stats against a fresh `none` service (S = `throughput`)."""
+        with self.launcher.service("none", cpu=self.cpu) as service:
+            return self.machinery.closedloop(
+                service.port, seconds, SATURATION_CONNECTIONS, self.cpu
+            )
+
+    def run(self, index: int, pair: Switchback, first_arm: str) -> dict:
+        options = self.options
+        seed = switchback_seed(BENCH, index, options["rate_multiple"])
+        found = {"pair": pair.name, "index": index, "seed": seed, "first_arm": first_arm,
+                 "probe_before": self._probe(),
+                 "load_before": trimmed_load(load_snapshot(self.cpu))}  # fmt: skip
+        a = pair.arm_a
+        service = self.launcher.service(a.batcher, a.max_batch, a.max_wait_ms, cpu=self.cpu,
+                                        arm_b=pair.arm_b.as_dict(),
+                                        added_work_us_b=pair.added_work_us_b)  # fmt: skip
+        with service, CoreWatch(self.cpu, service.pid) as watch:
+            meta, columns = self.machinery.openloop(
+                service.port, options["arrival_rate"], options["window_s"], seed, self.cpu,
+                options["drain_s"], extra=("--slice-s", str(options["slice_s"]),
+                                           "--first-arm", first_arm),
+            )  # fmt: skip
+        stats = meta["stats"]
+        found.update(
+            slices=stats["slices"],
+            arms={name: arm_summary(columns, arm) for arm, name in enumerate(ARMS)},
+            client={
+                "cpu_us_per_request": stats["client_cpu_us_per_request"],
+                "dispatch_lag_us_p99": stats["dispatch_lag_us_p99"],
+                "never_answered": stats["never_answered"],
+                "non_200": stats["non_200"],
+                "answers_compared": stats["answers_compared"],
+                "answers_differing": stats["answers_differing"],
+            },
+            others_share=watch.found["others_share"],
+            load_after=trimmed_load(load_snapshot(self.cpu)),
+            probe_after=self._probe(),
+        )
+        return found
+
+
+def progress_line(number: int, total: int, run: dict) -> str:
+    arms = run["arms"]
+    ratios = {short: log_ratio(run, key) for key, short in STATISTICS.items()}
+    shown = ", ".join(f"d {short} {d:+.3f}" if d is not None else f"d {short} -"
+                      for short, d in ratios.items())  # fmt: skip
+    p50 = "/".join(f"{(arms[n]['p50_us'] or math.nan) / 1000:.2f}" for n in ARMS)
+    return (
+        f"[{number}/{total}] {run['pair']} #{run['index']} first {run['first_arm']}: "
+        f"p50 A/B {p50} ms; {shown}; client {run['client']['cpu_us_per_request']:.1f} µs/request, "
+        f"{run['client']['answers_differing']} answers differ"
+    )
+
+
+def first_look(runs: list[dict]) -> dict:
+    """Per pair and statistic: runs, median and SD of d over runs (printed, not stored)."""
+    found = {}
+    for name in dict.fromkeys(run["pair"] for run in runs):
+        of_pair = [run for run in runs if run["pair"] == name]
+        found[name] = {}
+        for key in STATISTICS:
+            values = [d for run in of_pair if (d := log_ratio(run, key)) is not None]
+            found[name][key] = {
+                "runs": len(values),
+                "median_d": round(statistics.median(values), 4) if values else None,
+                "sd_d": round(statistics.stdev(values), 4) if len(values) > 1 else None,
+            }
+    return found
+
+
+def run_bench(cpu=1, runs=40, aa_runs=10, window_s=8.0, rate_multiple=0.5,
+              slice_s=SWITCHBACK_SLICE_S, saturation=None, drain_s=30.0, seed=1, probe=None,
+              nice=0) -> dict:  # fmt: skip
+    """Run every switchback run and return what switchback.json holds."""
+    shielded = shield(nice)
+    runner_cores = pin_runner_away_from(cpu)
+    expected.ensure()  # the clients' bit check, made here and not on the measurement core
+    planned = plan(runs, aa_runs, seed)
+    with Launcher(cores=runner_cores or None) as launcher, Machinery("switchback") as machinery:
+        bench = Bench(launcher, machinery, cpu, probe, {})
+        measured = None
+        if saturation is None:
+            measured = bench.saturation(window_s)
+            saturation = measured["throughput"]
+            print(f"S = {saturation:.1f} answers/s (closed loop, {window_s:g} s)", flush=True)
+        bench.options = {"rate_multiple": rate_multiple,
+                         "arrival_rate": rate_multiple * saturation, "window_s": window_s,
+                         "slice_s": slice_s, "drain_s": drain_s}  # fmt: skip
+        done = []
+        for number, (index, pair, first_arm) in enumerate(planned, start=1):
+            done.append(bench.run(index, pair, first_arm))
+            print(progress_line(number, len(planned), done[-1]), flush=True)
+    counts = {pair: runs for pair in COMPARISONS} | {pair: aa_runs for pair in CONTROLS}
+    return {
+        "what": __doc__.splitlines()[0],
+        "date": datetime.datetime.now(datetime.UTC).isoformat(timespec="seconds"),
+        "git_commit": git_commit(),
+        "fingerprint": fingerprint(),
+        "smoke": runs < FULL["runs"] or aa_runs < FULL["aa_runs"] or window_s < FULL["window_s"],
+        "cpu": cpu,
+        "nice": nice,
+        "shielded": shielded,
+        "probe": getattr(probe, "__name__", None),
+        "seed": seed,
+        "saturation_S": saturation,
+        "saturation_measured": measured,
+        **bench.options,
+        "pairs": [{**pair.as_dict(), "runs": count} for pair, count in counts.items()],
+        "runs": done,
+    }
+
+
+def main(argv=None) -> int:
+    parser = argparse.ArgumentParser(
+        description=__doc__.split("\n\n")[0], formatter_class=argparse.RawDescriptionHelpFormatter
+    )
+    parser.add_argument("--cpu", type=int, default=1, help="the measurement core")
+    parser.add_argument("--runs", type=int, default=None, help="runs of each comparison (40)")
+    parser.add_argument("--aa-runs", type=int, default=None,
+                        help="runs of the A/A control and of each added amount (10)")  # fmt: skip
+    parser.add_argument("--window-s", type=float, default=None, help="seconds of arrivals (8)")
+    parser.add_argument("--rate", type=float, default=0.5, help="arrival rate, a multiple of S")
+    parser.add_argument("--slice-s", type=float, default=SWITCHBACK_SLICE_S, help="slice length")
+    parser.add_argument("--saturation", type=float, default=None,
+                        help="S in answers/s (default: measured at the start)")  # fmt: skip
+    parser.add_argument(
+        "--drain-s", type=float, default=30.0, help="longest wait for answers after a window"
+    )
+    parser.add_argument("--seed", type=int, default=1, help="seed of the order and first arms")
+    parser.add_argument("--probe", default=None, help="MODULE:FUNCTION, called with the core")
+    parser.add_argument("--nice", type=int, default=0, help=NICE_HELP)
+    parser.add_argument("--quick", action="store_true",
+                        help="2 runs each, 2 s windows (a smoke run, for a test)")  # fmt: skip
+    parser.add_argument(
+        "--out", type=Path, default=OUT, help=f"where the JSON goes (default: {OUT})"
+    )
+    args = parser.parse_args(argv)
+    sizes = QUICK if args.quick else FULL
+    runs = args.runs if args.runs is not None else sizes["runs"]
+    aa_runs = args.aa_runs if args.aa_runs is not None else sizes["aa_runs"]
+    window_s = args.window_s if args.window_s is not None else sizes["window_s"]
+    found = run_bench(args.cpu, runs, aa_runs, window_s, args.rate, args.slice_s,
+                      args.saturation, args.drain_s, args.seed, load_probe(args.probe),
+                      args.nice)  # fmt: skip
+    found["command"] = "python -m lab.bench.switchback " + " ".join(
+        sys.argv[1:] if argv is None else argv
+    )
+    args.out.parent.mkdir(parents=True, exist_ok=True)
+    args.out.write_text(json.dumps(found, indent=1, sort_keys=True, allow_nan=False) + "\n")
+    print(json.dumps(first_look(found["runs"]), indent=1))
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,94 @@
+"""The switchback executor (issue 28): a fresh two-armed service (lab/service/switchback.py:
+arm A with the run's `arm_a`, arm B with its `arm_b`) and the open-loop client
+(`python -m lab openloop --slice-s S --first-arm a|b`) at rate × S, both pinned to the
+measurement core. Every request goes to the arm of the slice it is scheduled in; the file
+keeps each request's arm and both arms' batches. Columns and meta: data/README.md.
+"""
+
+import numpy as np
+
+from lab.campaign.context import Context, RunFailed, RunResult
+from lab.campaign.executors.common import client_columns, quiet, service, watch_core
+from lab.campaign.executors.part_b import PART_B_LOG8
+from lab.campaign.speed import probe_now
+from lab.load.arrivals import switchback_seed
+from lab.machine.quiet import load_snapshot
+from lab.model import expected
+from lab.rawformat.names import rate_key
+from lab.service.arms import ARMS
+
+
+def arm_batches(proc) -> dict[str, np.ndarray]:
+    """Both arms' batches as the `batches_*` columns, arm A's first; RunFailed when an arm's
+    records no longer hold every batch it made."""
+    arm, size, first_wait = [], [], []
+    for index, name in enumerate(ARMS):
+        batches = proc.batches(name)
+        if batches["records_dropped"]:
+            raise RunFailed(
+                f"arm {name} kept only the last {len(batches['size']):,} of its "
+                f"{batches['batches_made']:,} batches: raise KEEP_BATCHES in "
+                "lab/service/batcher.py"
+            )
+        arm += [index] * len(batches["size"])
+        size += batches["size"]
+        first_wait += batches["first_wait_us"]
+    return {
+        "batches_arm": np.asarray(arm, dtype="uint8"),
+        "batches_size": np.asarray(size, dtype="uint16"),
+        "batches_first_wait_us": np.asarray(first_wait, dtype="uint32"),
+    }
+
+
+def run_switchback(context: Context, run: dict, echo=None) -> RunResult:
+    if not context.saturation_s:
+        raise RunFailed("S is not measured yet: the saturation runs must finish first")
+    expected.ensure()  # the client's bit check, made once on the runner's core
+    arrival_rate = run["rate_multiple"] * context.saturation_s
+    seed = switchback_seed(context.campaign, run["run_index"], run["rate_multiple"])
+    arms = {"arm_b": run["arm_b"], "added_work_us_b": run["added_work_us_b"]}
+    with service(context, run["arm_a"], **arms) as proc:
+        quiet_record = quiet(context, echo)
+        arguments = [
+            "openloop",
+            "--port", str(proc.port),
+            "--arrival-rate", f"{arrival_rate:.6f}",
+            "--window-s", str(run["window_s"]),
+            "--seed", str(seed),
+            "--drain-s", str(context.profile.drain_s),
+            "--slice-s", str(run["slice_s"]),
+            "--first-arm", run["first_arm"],
+        ]  # fmt: skip
+        timeout_s = run["window_s"] + context.profile.drain_s + 120
+        probes = probe_now(context, "before")
+        with watch_core(context, proc) as watch:
+            client_meta, columns = client_columns(context, arguments, timeout_s, run["run_id"])
+        probes.update(probe_now(context, "after"))
+        columns.update(arm_batches(proc))
+        load_after = load_snapshot(context.cpu)
+    columns.pop("call_us", None)  # as Part B: the per-request model call stays in `model_us`
+    meta = {
+        "quiet": quiet_record,
+        "load_before": quiet_record,
+        "load_after": load_after,
+        "run_index": run["run_index"],
+        "rate_multiple": run["rate_multiple"],
+        "arrival_rate": arrival_rate,
+        "saturation_S": context.saturation_s,
+        "arm_a": run["arm_a"],
+        "arm_b": run["arm_b"],
+        "added_work_us_b": run["added_work_us_b"],
+        "first_arm": run["first_arm"],
+        "slice_s": run["slice_s"],
+        "slice_us": client_meta["slice_us"],
+        "slices": client_meta["stats"]["slices"],
+        "window_s": run["window_s"],
+        "seed": seed,
+        "client": client_meta["stats"],
+        "core_watch": watch.found,
+        **probes,
+    }
+    # The pairs of one index meet the same arrivals: store them once.
+    arrivals = f"s{run['run_index']}-x{rate_key(run['rate_multiple'])}.zip"
+    shared = {"arrival_us": context.campaign_dir / "arrivals" / arrivals}
+    return RunResult(meta, columns, shared, PART_B_LOG8)

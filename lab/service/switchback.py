@@ -1,0 +1,155 @@
+"""The switchback service (issue 28): one process serving two arms at once, each arm its own
+batcher setting, `create_switchback_app(arm_a, arm_b, added_work_us_b=0)`.
+
+Served by `python -m lab serve --batcher none --arm-b-batcher queue --arm-b-max-batch 1`
+(lab/service/serve.py: the plain options set arm A, the `--arm-b-…` ones arm B) or by the
+pre-loaded launcher, on the same uvicorn as the plain service. The open-loop client sends
+each request to the arm of the time slice it is scheduled in (lab/load/arrivals.py
+`slice_arms`), so the two settings alternate every half second inside one process and the
+host's slow drifts fall on both alike.
+
+Routes
+  GET  /health              {"status": "ok", "arms": {"a": setting, "b": setting},
+                            "added_work_us_b": n}
+  POST /arm/{arm}/predict   arm `a` or `b`: exactly /predict of lab/service/app.py (body,
+                            answer, errors, Server-Timing), scored by that arm's setting
+  GET  /arm/{arm}/batches   /batches of that arm's micro-batcher (empty for batcher none)
+
+Why one route with the arm in the path: the two arms' requests must cost the same apart from
+their setting. Both match the same route (two routes would not: Starlette tries routes in
+order, so the second arm's requests would pay one more failed match), run the same handler
+code (`Predictor.predict`), and their request bytes have the same length (`a`, `b`); the arm
+picks its Predictor with one dict lookup. A header or a body field would cost about the same
+but would put the arm out of sight of the URL and, for the body, inside the parse we time.
+Each arm is its own Predictor (its own micro-batcher and SQLite connections), both built
+before serving and both batchers started with the app; they share the loaded model.
+
+Added work (`added_work_us_b`, `--added-work-us-b N`): FOR THE CALIBRATION CHECK ONLY, the
+known-effect runs of issue 28 (item 5), never in the campaign design's comparisons. Arm B's
+feature lookup first spins (a busy loop, not a sleep) until `time.perf_counter` has advanced N
+µs, so every arm B request costs N µs more CPU inside the handler, within its Server-Timing
+`ready` stage; a switchback run must recover that known amount.
+"""
+
+import json
+import time
+from contextlib import asynccontextmanager
+from functools import partial
+from pathlib import Path
+
+from fastapi import FastAPI, Request
+from fastapi.responses import Response
+
+from lab.model import artifacts
+from lab.model.scoring import score
+from lab.service.app import NO_TELEMETRY, Predictor, check_setting, json_response, warm_up
+from lab.service.arms import ARMS, arm_path
+from lab.service.batch_route import error_body
+from lab.service.batcher import KEEP_BATCHES, MicroBatcher
+from lab.service.openapi import predict_openapi, status_openapi
+
+
+def spin(microseconds: float) -> None:
+    """Busy-wait until `time.perf_counter` has advanced `microseconds`: CPU work, not a
+    sleep (for the calibration check only; see the module's docstring)."""
+    end = time.perf_counter() + microseconds / 1e6
+    while time.perf_counter() < end:
+        pass
+
+
+class StoreWithAddedWork:
+    """A feature store whose every one-row lookup first spins `added_work_us` (calibration
+    check only): the work lands inside the handler, in its `ready` stage."""
+
+    def __init__(self, store, added_work_us: float):
+        self.store = store
+        self.added_work_us = added_work_us
+
+    def row(self, customer_id: int):
+        spin(self.added_work_us)
+        return self.store.row(customer_id)
+
+
+def arm_setting(setting: dict) -> tuple[str, int, float]:
+    """(batcher, max_batch, max_wait_ms) of a setting record, checked against the design."""
+    batcher = setting["batcher"]
+    max_batch = int(setting.get("max_batch") or 0)
+    max_wait_ms = float(setting.get("max_wait_ms") or 0.0)
+    check_setting(batcher, max_batch, max_wait_ms)
+    return batcher, max_batch, max_wait_ms
+
+
+def create_switchback_app(
+    arm_a: dict,
+    arm_b: dict,
+    added_work_us_b: float = 0.0,
+    store_path: Path | None = None,
+    model=None,
+    keep_batches: int = KEEP_BATCHES,
+) -> FastAPI:
+    """The two-armed service; each arm a setting record {batcher, max_batch, max_wait_ms}."""
+    settings = dict(zip(ARMS, (arm_setting(arm_a), arm_setting(arm_b)), strict=True))
+    if not added_work_us_b >= 0:
+        raise ValueError(f"the added work must be 0 or more µs, got {added_work_us_b}")
+    model = artifacts.load_model() if model is None else model
+    store_path = artifacts.store_path() if store_path is None else store_path
+    warm_up(model)
+    predictors, batchers = {}, []
+    for arm, (batcher, max_batch, max_wait_ms) in settings.items():
+        micro = None
+        if batcher == "queue":
+            micro = MicroBatcher(partial(score, model), max_batch, max_wait_ms,
+                                 keep_batches=keep_batches)  # fmt: skip
+            batchers.append(micro)
+        predictors[arm] = Predictor(model, store_path, micro, max_records=0)
+    if added_work_us_b:
+        predictors["b"].store = StoreWithAddedWork(predictors["b"].store, added_work_us_b)
+    health = json.dumps(
+        {
+            "status": "ok",
+            "arms": {
+                arm: {"batcher": b, "max_batch": cap, "max_wait_ms": wait}
+                for arm, (b, cap, wait) in settings.items()
+            },
+            "added_work_us_b": float(added_work_us_b),
+        }
+    ).encode()
+
+    @asynccontextmanager
+    async def lifespan(_app):
+        for micro in batchers:
+            micro.start()
+        yield
+        for micro in batchers:
+            await micro.stop()
+
+    app = FastAPI(
+        title="batching lesson: switchback service (two arms)",
+        lifespan=lifespan,
+        telemetry=NO_TELEMETRY,
+    )
+    app.state.predictors = predictors
+
+    def no_such_arm(request: Request) -> Response:
+        message = f"no arm {request.path_params['arm']!r}: the arms are 'a' and 'b'"
+        return json_response(error_body(message), 404)
+
+    @app.get("/health", **status_openapi({"type": "object"}))
+    async def get_health() -> Response:
+        return json_response(health)
+
+    @app.post(arm_path("{arm}"), **predict_openapi())
+    async def post_arm_predict(request: Request) -> Response:
+        predictor = predictors.get(request.path_params["arm"])
+        if predictor is None:
+            return no_such_arm(request)
+        return await predictor.predict(request)
+
+    @app.get(arm_path("{arm}", "batches"), **status_openapi({"type": "object"}))
+    async def get_arm_batches(request: Request) -> Response:
+        predictor = predictors.get(request.path_params["arm"])
+        if predictor is None:
+            return no_such_arm(request)
+        return predictor.batches()
+
+    return app

@@ -1,0 +1,323 @@
+"""Switchback runs (issue 28): the slices, the two arms' routes in the real app, the added
+work's cost, the schedule and the raw format (format 3 for the new kind, old kinds as before),
+one real service and client end to end, a campaign run through the runner's executor, and the
+benchmark's quick mode writing a valid JSON.
+
+Run: `.venv/bin/pytest -p no:cacheprovider tests/test_switchback.py`
+"""
+
+import dataclasses
+import json
+import statistics
+import subprocess
+import sys
+import time
+
+import numpy as np
+import pytest
+from fastapi.testclient import TestClient
+
+from lab import design
+from lab.bench import switchback as bench
+from lab.campaign.context import Context
+from lab.campaign.runner import execute
+from lab.campaign.schedule import build_schedule
+from lab.load.arrivals import poisson_arrivals, slice_arms
+from lab.load.openloop import run_open_loop
+from lab.paths import REPO
+from lab.rawformat import codec
+from lab.service.server_timing import parse_server_timing
+from lab.service.switchback import StoreWithAddedWork, create_switchback_app, spin
+
+NONE = {"batcher": "none"}
+QUEUE_B1 = {"batcher": "queue", "max_batch": 1, "max_wait_ms": 0.0}
+PROFILE = dataclasses.replace(
+    design.TINY,
+    switchbacks=(
+        design.Switchback(design.NONE, design.QUEUE_B1),
+        design.Switchback(design.NONE, design.NONE),
+    ),
+    switchback_runs=2,
+    window_s=0.6,
+    slice_s=0.1,
+)
+
+
+# --- the slices ---------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize("first", [0, 1])
+def test_a_request_goes_to_the_arm_of_the_slice_it_is_scheduled_in_edges_included(first):
+    arrival_us = np.array([0, 1, 499_999, 500_000, 500_001, 999_999, 1_000_000, 1_500_000,
+                           7_999_999])  # fmt: skip
+    slices = np.array([0, 0, 0, 1, 1, 1, 2, 3, 15])
+    assert slice_arms(arrival_us, 500_000, first).tolist() == ((first + slices) % 2).tolist()
+
+
+def test_slices_alternate_and_split_poisson_arrivals_about_evenly():
+    arrival_us = (poisson_arrivals(750.0, 8.0, seed=3) * 1e6).astype(np.int64)
+    arms = slice_arms(arrival_us, 500_000, 1)
+    assert arms.dtype == np.uint8 and set(arms.tolist()) == {0, 1}
+    changes = np.flatnonzero(np.diff(arms))  # the arm changes only where a slice starts
+    assert (arrival_us[changes] // 500_000 != arrival_us[changes + 1] // 500_000).all()
+    assert len(changes) == 15 and arms[0] == 1
+    assert abs(arms.mean() - 0.5) < 0.05
+
+
+def test_a_bad_slice_or_first_arm_is_refused():
+    with pytest.raises(ValueError, match="slice_us"):
+        slice_arms(np.arange(3), 0, 0)
+    with pytest.raises(ValueError, match="first_arm"):
+        slice_arms(np.arange(3), 10, 2)
+
+
+# --- the two arms in the real app (in process) ----------------------------------------------
+
+
+def post(client, arm: str, customer_id: int):
+    return client.post(f"/arm/{arm}/predict", json={"customer_id": customer_id})
+
+
+def test_each_arm_is_served_by_its_own_setting_with_the_same_answers(
+    model, expected_scores, unknown_ids
+):
+    app = create_switchback_app(NONE, QUEUE_B1, model=model)
+    customers = list(expected_scores)[:20]
+    with TestClient(app) as client:
+        health = client.get("/health").json()
+        assert health["arms"]["a"]["batcher"] == "none"
+        assert health["arms"]["b"] == {"batcher": "queue", "max_batch": 1, "max_wait_ms": 0.0}
+        assert health["added_work_us_b"] == 0.0
+        for index, customer in enumerate(customers):
+            arm = "ab"[index % 2]
+            answer = post(client, arm, customer)
+            assert answer.status_code == 200
+            assert answer.json() == {"customer_id": customer,
+                                     "probability": expected_scores[customer]}  # fmt: skip
+            timing = parse_server_timing(answer.headers["server-timing"])
+            assert set(timing) == {"ready", "queued", "model", "call", "batch"}
+            assert timing["batch"] == 1
+        # Only arm B's requests went through a micro-batcher: one batch each.
+        assert client.get("/arm/b/batches").json()["batches_made"] == len(customers) // 2
+        assert client.get("/arm/a/batches").json()["batches_made"] == 0
+        assert post(client, "c", customers[0]).status_code == 404
+        assert "arms are 'a' and 'b'" in client.get("/arm/c/batches").json()["detail"]
+        assert client.post("/arm/a/predict", content=b"{").status_code == 422
+        assert post(client, "b", unknown_ids[0]).status_code == 404  # as /predict
+
+
+def test_both_arms_batch_with_their_own_cap_and_wait(model):
+    app = create_switchback_app(
+        {"batcher": "queue", "max_batch": 32, "max_wait_ms": 0.0},
+        {"batcher": "queue", "max_batch": 32, "max_wait_ms": 1.0},
+        model=model,
+    )
+    with TestClient(app) as client:
+        arms = app.state.predictors
+        assert arms["a"].batcher is not arms["b"].batcher
+        assert (arms["a"].batcher.max_wait_s, arms["b"].batcher.max_wait_s) == (0.0, 0.001)
+        assert client.get("/health").json()["arms"]["b"]["max_wait_ms"] == 1.0
+
+
+def test_a_setting_outside_the_design_is_refused(model):
+    with pytest.raises(ValueError, match="B=1 with W>0"):
+        create_switchback_app(NONE, {"batcher": "queue", "max_batch": 1, "max_wait_ms": 1.0},
+                              model=model)  # fmt: skip
+    with pytest.raises(ValueError, match="added work"):
+        create_switchback_app(NONE, NONE, added_work_us_b=-1, model=model)
+
+
+# --- the added work (calibration check only) ------------------------------------------------
+
+
+def cpu_us_per_call(work, calls: int = 200) -> float:
+    """Median CPU time of one call to `work`, µs (a call the scheduler cut is an outlier)."""
+    spent = []
+    for _ in range(calls):
+        before = time.thread_time_ns()
+        work()
+        spent.append((time.thread_time_ns() - before) / 1000)
+    return statistics.median(spent)
+
+
+@pytest.mark.parametrize("added_us", [50, 150])
+def test_the_added_work_costs_about_its_amount_of_cpu(store, known_ids, added_us):
+    assert 0.7 * added_us <= cpu_us_per_call(lambda: spin(added_us)) <= 1.5 * added_us
+    customer = known_ids[0]
+    worked = StoreWithAddedWork(store, added_us)
+    lookup = cpu_us_per_call(lambda: store.row(customer))
+    added = cpu_us_per_call(lambda: worked.row(customer)) - lookup
+    assert 0.7 * added_us <= added <= 1.5 * added_us
+    assert np.array_equal(worked.row(customer), store.row(customer))
+
+
+def test_the_added_work_lands_in_arm_bs_ready_stage_only(model, expected_scores):
+    added_us = 1_000  # far above the lookup's own noise in a test client
+    app = create_switchback_app(NONE, NONE, added_work_us_b=added_us, model=model)
+    customers = list(expected_scores)[:30]
+    ready = {"a": [], "b": []}
+    with TestClient(app) as client:
+        for customer in customers:
+            for arm in "ab":
+                answer = post(client, arm, customer)
+                assert answer.json()["probability"] == expected_scores[customer]
+                ready[arm].append(parse_server_timing(answer.headers["server-timing"])["ready"])
+    extra_us = (statistics.median(ready["b"]) - statistics.median(ready["a"])) * 1000
+    assert 0.8 * added_us <= extra_us <= 2.0 * added_us
+
+
+# --- the schedule and the raw format ----------------------------------------------------------
+
+
+def test_the_schedule_puts_the_switchback_runs_after_part_b_each_with_a_drawn_first_arm():
+    schedule = build_schedule(PROFILE, seed=5)
+    kinds = [run["kind"] for run in schedule]
+    runs = [run for run in schedule if run["kind"] == "switchback"]
+    assert len(runs) == 4 and len({run["run_id"] for run in runs}) == 4
+    assert kinds.index("switchback") > max(i for i, k in enumerate(kinds) if k == "part_b")
+    assert kinds.index("part_c") > max(i for i, k in enumerate(kinds) if k == "switchback")
+    assert [run["run_index"] for run in runs] == [0, 0, 1, 1]
+    assert {run["first_arm"] for run in runs} <= {"a", "b"}
+    assert {run["run_id"] for run in runs} >= {"switchback-0-none-vs-b1-w0",
+                                                "switchback-1-none-vs-none"}  # fmt: skip
+    assert runs[0]["slice_s"] == 0.1 and runs[0]["rate_multiple"] == design.QUIET_RATE
+    assert build_schedule(PROFILE, seed=5) == schedule
+    worked = dataclasses.replace(
+        PROFILE, switchbacks=(design.Switchback(design.NONE, design.NONE, 150.0),)
+    )
+    assert build_schedule(worked, 1)[-2]["run_id"].endswith("none-vs-none-plus150us")
+
+
+def test_the_committed_campaigns_schedules_are_unchanged():
+    for folder in sorted((REPO / "data" / "raw").iterdir()):
+        header = json.loads((folder / "campaign.json").read_text())
+        expected = json.loads((folder / "schedule.json").read_text())
+        assert build_schedule(design.PROFILES[header["profile"]], header["seed"]) == expected
+
+
+def test_a_switchback_run_is_format_3_and_every_older_kind_still_format_2(tmp_path):
+    rng = np.random.default_rng(1)
+    arrival_us = np.sort(rng.integers(0, 8_000_000, 3000)).astype(np.uint32)
+    columns = {
+        "arrival_us": arrival_us,
+        "arm": slice_arms(arrival_us, 500_000, 1),
+        "latency_us": rng.integers(500, 9000, 3000).astype(np.int64),
+        "status": np.full(3000, 200, np.uint16),
+        "batches_arm": np.array([0, 0, 1], np.uint8),
+        "batches_size": np.array([1, 2, 1], np.uint16),
+    }
+    path = tmp_path / "runs" / "switchback-0.run.zip"
+    shared = {"arrival_us": tmp_path / "arrivals" / "s0-x0.5.zip"}
+    codec.write_run(path, {"kind": "switchback", "first_arm": "b", "slice_us": 500_000},
+                    dict(columns), shared=shared, log8=("latency_us",))  # fmt: skip
+    meta, found = codec.read_run(path)
+    assert meta["format"] == "batching-lab-run/3" and meta["first_arm"] == "b"
+    assert found["arm"].dtype == np.uint8
+    for name in ("arrival_us", "arm", "status", "batches_arm", "batches_size"):
+        assert np.array_equal(found[name], columns[name]), name
+    kept = np.abs(found["latency_us"] - columns["latency_us"]) <= columns["latency_us"] / 256
+    assert kept.all()
+    # Every arm follows from the stored arrivals, the slice and the first arm.
+    assert np.array_equal(found["arm"], slice_arms(found["arrival_us"], meta["slice_us"], 1))
+    for kind in ("part_a", "bits", "saturation", "part_b", "part_c", "client"):
+        codec.write_run(tmp_path / f"{kind}.run.zip", {"kind": kind}, {"v": np.arange(3)})
+        assert codec.read_meta(tmp_path / f"{kind}.run.zip")["format"] == "batching-lab-run/2"
+
+
+def test_a_format_nobody_wrote_is_refused(tmp_path, monkeypatch):
+    path = tmp_path / "x.run.zip"
+    with monkeypatch.context() as patched:
+        patched.setattr(codec, "format_of", lambda kind: "batching-lab-run/4")
+        codec.write_run(path, {"kind": "switchback"}, {"v": np.arange(3)})
+    with pytest.raises(codec.RawFileError, match="batching-lab-run/4"):
+        codec.read_run(path)
+
+
+# --- end to end: one real service process, the campaign's executor, the benchmark ----------
+
+
+@pytest.mark.slow
+def test_one_service_process_serves_both_arms_slice_by_slice(start_service, request_ids_sample):
+    customer_ids, expected = request_ids_sample
+    service = start_service("none", arm_b=QUEUE_B1)
+    arrivals_s = poisson_arrivals(200.0, 1.0, seed=11)
+    columns, stats = run_open_loop(
+        service.host, service.port, arrivals_s, customer_ids, 16, 10.0,
+        window_s=1.0, expected=expected[: len(arrivals_s)], slice_us=100_000, first_arm=1,
+    )  # fmt: skip
+    arm = columns["arm"]
+    assert np.array_equal(arm, (1 + columns["arrival_us"].astype(np.int64) // 100_000) % 2)
+    assert stats["slices"] == 10 and stats["arm_requests"] == [int((arm == 0).sum()),
+                                                               int((arm == 1).sum())]  # fmt: skip
+    assert (columns["status"] == 200).all()
+    assert stats["answers_compared"] == len(arrivals_s) and stats["answers_differing"] == 0
+    # The service's own records: arm B's batcher scored exactly B's requests; A has none.
+    assert service.batches("b")["rows_scored"] == int((arm == 1).sum())
+    assert service.batches("a")["batches_made"] == 0
+
+
+@pytest.fixture
+def request_ids_sample(expected_scores):
+    """300 customers (repeating) and the single-row score of each, to the bit."""
+    ids = np.resize(np.array(list(expected_scores), dtype=np.int64), 300)
+    return ids, np.array([expected_scores[int(cid)] for cid in ids])
+
+
+@pytest.mark.slow
+def test_the_campaigns_executor_writes_a_switchback_run(tmp_path, monkeypatch, lab_artifacts):
+    monkeypatch.setenv("LAB_RAW", str(tmp_path))
+    run = next(r for r in build_schedule(PROFILE, seed=2) if r["kind"] == "switchback")
+    context = Context("sb-test", tmp_path / "sb-test", None, PROFILE, 2, saturation_s=400.0)
+    execute(context, run, echo=lambda _: None)
+    meta, columns = codec.read_run(tmp_path / "sb-test" / "runs" / f"{run['run_id']}.run.zip")
+    assert meta["format"] == "batching-lab-run/3" and meta["kind"] == "switchback"
+    assert (meta["arm_a"], meta["arm_b"]) == (run["arm_a"], run["arm_b"])
+    assert meta["first_arm"] == run["first_arm"] and meta["slice_us"] == 100_000
+    assert meta["slices"] == 6 and meta["client"]["answers_differing"] == 0
+    first = "ab".index(run["first_arm"])
+    assert np.array_equal(columns["arm"], slice_arms(columns["arrival_us"], 100_000, first))
+    assert "call_us" not in columns and columns["batches_arm"].dtype == np.uint8
+    b_rows = int(columns["batches_size"][columns["batches_arm"] == 1].sum())
+    if run["arm_b"]["batcher"] == "queue":
+        assert b_rows == int(((columns["arm"] == 1) & (columns["status"] == 200)).sum())
+    assert not (columns["batches_arm"] == 0).any()  # arm A is `none` in both pairs
+    assert (tmp_path / "sb-test" / "arrivals" / "s0-x0.5.zip").exists()
+
+
+@pytest.mark.slow
+def test_the_benchmarks_quick_mode_writes_a_valid_json(tmp_path, lab_artifacts):
+    out = tmp_path / "switchback.json"
+    command = [sys.executable, "-m", "lab.bench.switchback", "--cpu", "1", "--quick",
+               "--runs", "1", "--aa-runs", "1", "--window-s", "0.5", "--slice-s", "0.25",
+               "--saturation", "400", "--out", str(out)]  # fmt: skip
+    done = subprocess.run(command, cwd=REPO, capture_output=True, text=True, timeout=300)
+    assert done.returncode == 0, done.stderr
+    assert "[5/5]" in done.stdout
+    found = json.loads(out.read_text(), parse_constant=pytest.fail)  # no NaN, no Infinity
+    assert found["smoke"] is True and found["saturation_S"] == 400
+    assert found["saturation_measured"] is None and found["arrival_rate"] == 200
+    assert [pair["runs"] for pair in found["pairs"]] == [1] * 5
+    names = {pair["name"] for pair in found["pairs"]}
+    assert names == {"none vs B=1 W=0", "B=32 W=0 vs B=32 W=1", "none vs none",
+                     "none vs none +50 µs", "none vs none +150 µs"}  # fmt: skip
+    assert {run["pair"] for run in found["runs"]} == names
+    for run in found["runs"]:
+        assert run["first_arm"] in ("a", "b") and run["slices"] == 2
+        assert run["client"]["answers_differing"] == 0
+        assert set(run["arms"]) == {"a", "b"}
+        for arm in run["arms"].values():
+            assert set(arm) == {"requests", "answered", "p50_us", "p99_us", "server_us_p50",
+                                "batch_mean"}  # fmt: skip
+            assert arm["requests"] > 0 and arm["answered"] == arm["requests"]
+            assert arm["p50_us"] <= arm["p99_us"]
+        assert set(run) >= {"index", "seed", "client", "others_share", "load_before",
+                            "load_after", "probe_before", "probe_after"}  # fmt: skip
+
+
+def test_the_benchmark_interleaves_its_runs_by_index():
+    planned = bench.plan(runs=3, aa_runs=1, seed=4)
+    assert len(planned) == 3 * 2 + 1 * 3
+    assert [index for index, _, _ in planned] == [0] * 5 + [1] * 2 + [2] * 2
+    assert {pair for index, pair, _ in planned if index > 0} == set(bench.COMPARISONS)
+    assert {first for _, _, first in planned} == {"a", "b"}
+    assert bench.plan(runs=3, aa_runs=1, seed=4) == planned
