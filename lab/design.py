@@ -555,4 +555,5 @@ SLOW_RUN_TEXT = (
 # slow-run rule (not in SLOW_RUN_KINDS; their probes are recorded): a slow stretch of the host
 # falls on both arms of a run alike, and item 6 reconsiders the rule on evidence. The
 # known-effect runs' added work is a test-only option of the service, never in the design's
-# comparisons; RUN_BYTES["switchback"] is Part B's size, to be measured by the first runs.
+# comparisons. RUN_BYTES["switchback"] is Part B's 60 KB, about three times a Part B run at
+# 0.5 × S in full-20261130 (18-24 KB): the `arm` column, one value per slice, adds little.

@@ -51,7 +51,7 @@ lab does not import the generator). Keys:
 
 d = ln(statistic of B) − ln(statistic of A) per run for p50, p99 and server_us_p50 is printed
 at the end with its median and SD over runs per comparison, as a first look only.
-About 20 minutes with the defaults on one core (110 runs of ~11 s).
+About 25 minutes with the defaults (110 runs of about 12.5 s, as the first smoke run took).
 """
 
 import argparse
