@@ -5,7 +5,7 @@ VENV := .venv
 PY := $(VENV)/bin/python
 UV := $(shell command -v uv 2>/dev/null || echo $(VENV)-uv/bin/uv)
 
-.PHONY: help setup data vendor browser shellcheck perf test check format serve build report clean
+.PHONY: help setup data vendor browser shellcheck perf test test-fast check format serve build report clean
 
 help:  ## list the targets
 	@grep -E '^[a-z-]+:.*## ' $(MAKEFILE_LIST) | sed 's/:.*## /\t/'
@@ -55,8 +55,20 @@ perf:  ## Linux perf for the scheduler-trace test (apt-get, as root, when missin
 	    apt-get install -y -q --no-install-recommends linux-perf; \
 	fi
 
+# The tiers (tests/support/tiers.py): every test that needs no browser, campaign, full data
+# or process is the fast tier; `make test` runs all of them, the CPU-heavy tiers on two
+# workers, then the browser tier on its own (a browser beside them makes both flaky). Both of
+# its pytest runs share one build of the site (LESSON_TEST_BUILDS), made fresh every time.
+TEST_BUILDS := .cache/test-builds
+FAST_TIER := not (browser or fulldata or campaign or process)
+
+test-fast: setup data  ## the one-minute loop: the fast tier, on two workers
+	$(PY) -m pytest -n 2 -q -m "$(FAST_TIER)" --durations=10
+
 test: setup data vendor browser shellcheck perf check  ## run every test (after `make check`)
-	$(PY) -m pytest
+	rm -rf $(TEST_BUILDS)
+	LESSON_TEST_BUILDS=$(CURDIR)/$(TEST_BUILDS) $(PY) -m pytest -n 2 --dist loadfile -m "not browser"
+	LESSON_TEST_BUILDS=$(CURDIR)/$(TEST_BUILDS) $(PY) -m pytest -m browser
 
 check: setup  ## lint, format check (ruff), the import rules (import-linter) and the secret scan
 	$(PY) -m ruff check .

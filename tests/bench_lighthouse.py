@@ -37,9 +37,9 @@ import time
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parent.parent
-sys.path.insert(0, str(ROOT / "tests"))
+sys.path.insert(0, str(ROOT))  # the tests' support package
 
-import test_browser as site_tools  # noqa: E402 (build, serve and page helpers)
+from tests.support import browser as site_tools  # noqa: E402 (build, serve and page helpers)
 
 OUT = ROOT / "data" / "bench" / "site.json"
 LIGHTHOUSE_DIR = ROOT / "tests" / "lighthouse"

@@ -25,9 +25,9 @@ import time
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parent.parent
-sys.path.insert(0, str(ROOT / "tests"))
+sys.path.insert(0, str(ROOT))  # the tests' support package
 
-import test_browser as site_tools  # noqa: E402 (build, serve and browser helpers)
+from tests.support import browser as site_tools  # noqa: E402 (build, serve and browser helpers)
 
 OUT = ROOT / "data" / "bench" / "shipped_snapshot.json"
 BANDWIDTHS_MBIT = [0, 100, 50, 20, 10]  # 0: no limit (localhost)
@@ -105,7 +105,7 @@ def make_shipped_file(playwright, site_dir: Path, base: str) -> dict:
         page = site_tools.Watch(context, base).page
         page.goto(base + "explorer/", wait_until="load")
         page.wait_for_function(
-            "window.explorerEngine.savedBytes !== null", timeout=site_tools.PYTHON_START_MS
+            "window.explorerEngine.savedBytes !== null", timeout=site_tools.patience.ms
         )
         snapshot = unpack(page.evaluate(READ_SAVED))
         context.close()

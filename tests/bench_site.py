@@ -39,10 +39,10 @@ from pathlib import Path
 from typing import NamedTuple
 
 ROOT = Path(__file__).resolve().parent.parent
-sys.path.insert(0, str(ROOT / "tests"))
+sys.path.insert(0, str(ROOT))  # the tests' support package
 
-import sitebuild  # noqa: E402 (where the site's campaigns are)
-import test_browser as site_tools  # noqa: E402 (build, serve and browser helpers)
+from tests.support import browser as site_tools  # noqa: E402 (build, serve and browser helpers)
+from tests.support import sitebuild  # noqa: E402 (where the site's campaigns are)
 
 OUT = ROOT / "data" / "bench" / "site.json"
 WARM_RUNS = 15
@@ -119,13 +119,12 @@ def explorer_page(browser, base: str, idle_start: bool):
 
 def profile_page(playwright, folder: str, base: str, http_cache: bool):
     """The browser started on the profile in `folder`, the explorer loaded (no idle start).
-    Playwright's request routing (how Watch blocks the network) turns the HTTP cache off, so
-    with http_cache the network is blocked by Chromium's host resolver instead: a later
-    visit then finds Pyodide's files in the cache, as a reader's browser does."""
-    only_local = ["--host-resolver-rules=MAP * ~NOTFOUND , EXCLUDE 127.0.0.1"]
-    context = site_tools.launch_profile(playwright, folder, only_local if http_cache else [])
+    The network is blocked by Chromium's host resolver (tests/support/browser.py), so with
+    http_cache a later visit finds Pyodide's files in the cache, as a reader's browser does;
+    without it, Playwright's request routing turns the cache off."""
+    context = site_tools.launch_profile(playwright, folder)
     context.add_init_script("window.explorerNoIdleStart = true")
-    page = context.new_page() if http_cache else site_tools.Watch(context, base).page
+    page = site_tools.Watch(context, base, http_cache=http_cache).page
     page.goto(base + "explorer/", wait_until="load")
     return context, page
 
@@ -155,7 +154,7 @@ def visits(playwright, base: str) -> dict:
         first, first_cpu = timed_answer(page)
         page.wait_for_function(
             "window.explorerEngine.savedBytes !== null || window.explorerEngine.notSaved",
-            timeout=site_tools.PYTHON_START_MS,
+            timeout=site_tools.patience.ms,
         )
         saved = page.evaluate(ENGINE)
         if saved["notSaved"]:
@@ -190,7 +189,7 @@ def idle_start_answers(browser, base: str) -> dict:
     context, page = explorer_page(browser, base, idle_start=True)
     try:
         page.wait_for_function(
-            "window.explorerEngine.state === 'ready'", timeout=site_tools.PYTHON_START_MS
+            "window.explorerEngine.state === 'ready'", timeout=site_tools.patience.ms
         )
         ready_ms = page.evaluate("window.explorerEngine.readyMs")
         first = answer_ms(page)

@@ -10,7 +10,6 @@ Run: `.venv/bin/pytest tests/test_answer_check.py`
 import dataclasses
 import json
 import shutil
-import zipfile
 from pathlib import Path
 
 import pytest
@@ -20,6 +19,7 @@ from generator.__main__ import main
 from generator.build import SITE, build_site
 from generator.description import read_description
 from lab.rawformat import codec
+from tests.support.rawfiles import rewrite_meta
 
 FIXTURE = Path(__file__).resolve().parent / "fixtures"
 RAW = FIXTURE / "raw"
@@ -34,16 +34,6 @@ def part_b_files(raw: Path) -> list[Path]:
     found = [folder / "runs" / f"{e['run_id']}{codec.SUFFIX}" for e in schedule
              if e["kind"] == "part_b"]  # fmt: skip
     return [path for path in found if path.exists()]
-
-
-def rewrite_meta(path: Path, change) -> None:
-    """Change a run file's meta.json only, every column member kept byte for byte."""
-    with zipfile.ZipFile(path) as archive:
-        members = {name: archive.read(name) for name in archive.namelist()}
-    meta = json.loads(members["meta.json"])
-    change(meta)
-    members["meta.json"] = json.dumps(meta, indent=1, sort_keys=True).encode()
-    path.write_bytes(codec.zip_members(members))
 
 
 def add_check(path: Path, differing: int = 0) -> int:

@@ -20,6 +20,8 @@ from pathlib import Path
 
 import pytest
 
+pytestmark = pytest.mark.usefixtures("processes")  # real processes: the process tier
+
 REPO = Path(__file__).resolve().parents[1]
 STEPS_SH = REPO / "lab" / "aws" / "steps.sh"
 STANDIN = REPO / "tests" / "aws_standins" / "standin.py"

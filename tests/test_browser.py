@@ -1,296 +1,55 @@
-"""Real-browser tests of the built site: `pytest -m browser tests/test_browser.py`.
+"""Real-browser tests of the built site: `pytest tests/test_browser.py`.
 
-Builds the site with `mkdocs build --strict` into a temporary folder (its docs/ too: see
-tests/sitebuild.py), serves it over HTTP on
-a free port, and drives Debian's chromium (/usr/bin/chromium) with Playwright. Every request
+The run's one build of the site (tests/support/sitebuild.py), served over HTTP on a free
+port, driven in Debian's chromium (/usr/bin/chromium) with Playwright. Every request
 that is not to the local server is aborted and counted: the site must work with no network.
 Checks: every page loads with no console error, every chart draws, the explorer prints
 exactly what CPython prints for the same call, a bad value gets its message, the explorer
 survives instant navigation, Stop ends runaway code, charts stay visible in the dark
 palette, and a phone-sized viewport has no horizontal scroll.
 
-The helpers (build_site, serve, launch, page_urls, Watch) are also used by tests/bench_site.py.
+The helpers (serve, launch, page_urls, Watch …) are tests/support/browser.py.
 """
 
-import contextlib
-import functools
-import http.server
-import importlib.util
-import json
-import socket
-import sys
-import threading
-from pathlib import Path
-
 import pytest
-from mkdocs.utils.yaml import yaml_load
 
-sys.path.insert(0, str(Path(__file__).resolve().parent))
-from sitebuild import mkdocs_build, raw_dir  # noqa: E402, F401 (raw_dir: for bench_site.py)
+from tests.support.browser import (
+    contrast,
+    cpython_answer,
+    open_page,
+    patience,
+    run_explorer,
+    six_choices,
+    wait_for_charts,
+)
 
-ROOT = Path(__file__).resolve().parent.parent
-CHROMIUM = Path("/usr/bin/chromium")
-CHROMIUM_ARGS = [
-    "--no-sandbox",
-    "--disable-gpu",
-    "--disable-quic",
-    "--no-first-run",
-    "--disable-background-networking",
-    "--disable-component-update",
-    "--disable-sync",
-]
-PHONE = {"width": 390, "height": 844}
-VIEWPORTS = {"desktop": {"width": 1280, "height": 800}, "phone": PHONE}
-PYTHON_START_MS = 60_000  # Pyodide's first start on a slow, shared CI core
-
-pytestmark = [pytest.mark.browser, pytest.mark.timeout(240)]
-
-
-# --- building and serving ----------------------------------------------------------------
-
-
-def build_site(site_dir: Path, base: str) -> None:
-    """The site built for serving at `base`; a failed build raises with mkdocs' output."""
-    done = mkdocs_build(site_dir, site_url=base)
-    if done.returncode != 0:
-        raise RuntimeError(f"mkdocs build failed:\n{done.stdout}\n{done.stderr}")
-
-
-class SiteHandler(http.server.SimpleHTTPRequestHandler):
-    """Static files with the types module workers and WebAssembly insist on; no logging."""
-
-    extensions_map = {
-        **http.server.SimpleHTTPRequestHandler.extensions_map,
-        ".mjs": "text/javascript",
-        ".js": "text/javascript",
-        ".wasm": "application/wasm",
-        ".json": "application/json",
-        ".py": "text/plain; charset=utf-8",
-    }
-
-    def log_message(self, format, *args):  # noqa: A002 (the base class's name)
-        pass
-
-
-class QuietServer(http.server.ThreadingHTTPServer):
-    """A browser that drops a connection mid-file (a cancelled fetch) is not an error here."""
-
-    daemon_threads = True
-
-    def handle_error(self, request, client_address):
-        if not isinstance(sys.exc_info()[1], ConnectionError):
-            super().handle_error(request, client_address)
-
-
-def free_port() -> int:
-    with socket.socket() as probe:
-        probe.bind(("127.0.0.1", 0))
-        return probe.getsockname()[1]
-
-
-@contextlib.contextmanager
-def serve(site_dir: Path, port: int, handler_class=SiteHandler):
-    """Serve site_dir at http://127.0.0.1:<port>/ in a thread; yields the base URL."""
-    handler = functools.partial(handler_class, directory=str(site_dir))
-    server = QuietServer(("127.0.0.1", port), handler)
-    thread = threading.Thread(target=server.serve_forever, daemon=True)
-    thread.start()
-    try:
-        yield f"http://127.0.0.1:{port}/"
-    finally:
-        server.shutdown()
-        server.server_close()
-
-
-def page_urls(base: str) -> list[str]:
-    """Every page of the nav in mkdocs.yml, as served (directory URLs)."""
-    with (ROOT / "mkdocs.yml").open() as config:
-        nav = yaml_load(config)["nav"]
-    urls = []
-    for entry in nav:
-        (source,) = entry.values()
-        urls.append(base if source == "index.md" else base + source[: -len(".md")] + "/")
-    return urls
-
-
-def chromium() -> str:
-    """Debian's chromium, or the test fails saying how to install it."""
-    if not CHROMIUM.exists():
-        pytest.fail(f"{CHROMIUM} is missing: `make browser` installs Debian's chromium")
-    return str(CHROMIUM)
-
-
-def launch(playwright):
-    return playwright.chromium.launch(executable_path=chromium(), args=CHROMIUM_ARGS)
-
-
-def launch_profile(playwright, folder, extra_args=(), **options):
-    """Chromium started on the browser profile kept in `folder` (a reader's later visits):
-    a persistent context; `options` as Playwright's (viewport, …)."""
-    return playwright.chromium.launch_persistent_context(
-        folder, executable_path=chromium(), args=[*CHROMIUM_ARGS, *extra_args], **options
-    )
-
-
-def new_context(browser, viewport: str, scheme: str = "light"):
-    """A context at a VIEWPORTS size (a phone's with touch) whose explorer never starts
-    Python on its own (tests and benchmarks that are not about the explorer's start)."""
-    phone = viewport == "phone"
-    context = browser.new_context(
-        viewport=VIEWPORTS[viewport], is_mobile=phone, has_touch=phone, color_scheme=scheme
-    )
-    context.add_init_script("window.explorerNoIdleStart = true")
-    return context
-
-
-class Watch:
-    """A page whose non-local requests are aborted and whose errors are collected."""
-
-    def __init__(self, context, base: str):
-        self.base = base
-        self.errors: list[str] = []
-        self.blocked: list[str] = []
-        self.page = context.new_page()
-        self.page.route("**/*", self.route)
-        self.page.on("console", self.console)
-        self.page.on("pageerror", lambda error: self.errors.append(f"page error: {error}"))
-
-    def route(self, route):
-        url = route.request.url
-        if url.startswith(self.base) or url.startswith("data:") or url.startswith("blob:"):
-            route.continue_()
-        else:
-            self.blocked.append(url)
-            route.abort()
-
-    def console(self, message):
-        if message.type == "error":
-            self.errors.append(f"console error: {message.text} ({message.location})")
-
-
-def load_explorer():
-    path = ROOT / "site_src" / "explorer" / "explorer.py"
-    spec = importlib.util.spec_from_file_location("explorer_cpython", path)
-    module = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(module)
-    return module
-
-
-READER_FUNCTIONS = ("lookup", "compare", "part_a", "measured", "batch_route_lookup")
-
-
-def cpython_answer(site_dir: Path, code: str) -> str:
-    """What CPython prints for the same call, on the same results.json the site serves."""
-    explorer = load_explorer()
-    results = json.loads((site_dir / "assets" / "data" / "results.json").read_text())
-    names = {n: getattr(explorer, n) for n in READER_FUNCTIONS}
-    return eval(code, {"results": results, **names})  # the test's own code strings
-
-
-# --- fixtures ---------------------------------------------------------------------------------
-
-
-@pytest.fixture(scope="module")
-def browser():
-    from playwright.sync_api import sync_playwright
-
-    with sync_playwright() as playwright:
-        chromium = launch(playwright)
-        yield chromium
-        chromium.close()
-
-
-@pytest.fixture
-def context(browser):
-    context = browser.new_context(viewport={"width": 1280, "height": 900})
-    yield context
-    context.close()
-
-
-def open_page(context, base: str, url: str) -> Watch:
-    watch = Watch(context, base)
-    watch.page.goto(url, wait_until="load")
-    return watch
-
-
-def wait_for_charts(page) -> int:
-    """Bring every chart into view, as a reader scrolling down would (charts are drawn when
-    they come near), and wait until each has a drawn plot; returns how many there are."""
-    charts = page.locator("div.chart")
-    count = charts.count()
-    for index in range(count):
-        charts.nth(index).scroll_into_view_if_needed()
-    if count:
-        page.wait_for_function(
-            "() => [...document.querySelectorAll('div.chart')]"
-            ".every(el => el.querySelector('svg.main-svg'))",
-            timeout=30_000,
-        )
-    return count
-
-
-def read_through(page) -> None:
-    """Scroll down the whole page a screen at a time, as a reader does, then back to the top
-    (the page's height is read again at each step: boxes laid out late may change it)."""
-    step, top = page.viewport_size["height"], 0
-    while top < page.evaluate("document.documentElement.scrollHeight"):
-        page.evaluate(f"window.scrollTo(0, {top})")
-        page.wait_for_timeout(50)
-        top += step
-    page.evaluate("window.scrollTo(0, 0)")
-    page.wait_for_timeout(200)
-
-
-# --- explorer helpers -----------------------------------------------------------------------
-
-
-def run_explorer(page, code: str | None = None) -> str:
-    """Run the textarea's code (or `code`) and return the printed text once it is done."""
-    if code is not None:
-        page.fill('[data-role="code"]', code)
-    page.evaluate("document.querySelector('[data-role=output]').dataset.state = ''")
-    page.click('[data-role="run"]')
-    page.wait_for_function(
-        "() => ['done', 'error', 'stopped'].includes("
-        "document.querySelector('[data-role=output]').dataset.state)",
-        timeout=PYTHON_START_MS,
-    )
-    return page.text_content('[data-role="output"]')
-
-
-def six_choices(site_dir: Path) -> list[dict]:
-    """Six (B, W, RATE) lookups spread over the measured settings and rates."""
-    results = json.loads((site_dir / "assets" / "data" / "results.json").read_text())
-    cells = []
-    for name, body in results["part_b"]["settings"].items():
-        b = "none" if name == "none" else str(body["max_batch"])
-        for key in body["rates"]:
-            cells.append({"b": b, "w": f"{body['max_wait_ms']:g}", "rate": key})
-    step = max(len(cells) // 6, 1)
-    chosen = cells[::step][:6]
-    assert len(chosen) == 6, f"only {len(cells)} measured cells"
-    return chosen
-
+pytestmark = pytest.mark.timeout(240)
 
 # --- the tests ---------------------------------------------------------------------------------
 
 
-def test_every_page_loads_offline_without_errors_and_draws_its_charts(site, context):
-    site_dir, base = site
-    charts_seen = 0
-    for url in page_urls(base):
-        watch = open_page(context, base, url)
-        charts_seen += wait_for_charts(watch.page)
-        assert watch.page.locator("h1").count() == 1, url
-        assert not watch.errors, (url, watch.errors)
-        assert not watch.blocked, (url, watch.blocked)
-        watch.page.close()
-    assert charts_seen >= 5
+def test_every_page_loads_offline_without_errors_and_draws_its_charts(tours):
+    seen = tours("desktop")  # the run's tour of every page (tests/support/tour.py)
+    for page in seen:
+        assert page.headings == 1, page.url
+        assert not page.errors, (page.url, page.errors)
+        assert not page.blocked, (page.url, page.blocked)
+    assert sum(page.charts for page in seen) >= 5
 
 
-def test_explorer_prints_what_cpython_prints_for_six_settings(site, context):
-    site_dir, base = site
-    watch = open_page(context, base, base + "explorer/")
+@pytest.fixture(scope="module")
+def explorer(site, browser):
+    """One explorer page for the tests that only run code in it and read what it prints (each
+    run gets a fresh `results`: tests/test_explorer_box.py), so Python starts once."""
+    _, base = site
+    context = browser.new_context(viewport={"width": 1280, "height": 900})
+    yield open_page(context, base, base + "explorer/")
+    context.close()
+
+
+def test_explorer_prints_what_cpython_prints_for_six_settings(site, explorer):
+    site_dir, _ = site
+    watch = explorer
     page = watch.page
     for choice in six_choices(site_dir):
         page.select_option('[data-role="mode"]', "setting")
@@ -309,9 +68,9 @@ def test_explorer_prints_what_cpython_prints_for_six_settings(site, context):
     assert not watch.blocked, watch.blocked
 
 
-def test_compare_part_a_and_batch_route_match_cpython(site, context):
-    site_dir, base = site
-    page = open_page(context, base, base + "explorer/").page
+def test_compare_part_a_and_batch_route_match_cpython(site, explorer):
+    site_dir, _ = site
+    page = explorer.page
     page.select_option('[data-role="mode"]', "compare")
     code = page.input_value('[data-role="code"]')
     assert code.startswith("compare(results, b1=")
@@ -341,7 +100,7 @@ def test_python_starts_on_the_first_run_with_a_visible_loading_state(site, brows
         assert "Loading Python" in page.text_content('[data-role="status"]')
         page.wait_for_function(
             "document.querySelector('[data-role=output]').dataset.state === 'done'",
-            timeout=PYTHON_START_MS,
+            timeout=patience.ms,
         )
         assert "is ready" in page.text_content('[data-role="status"]')
         code = page.input_value('[data-role="code"]')
@@ -350,9 +109,9 @@ def test_python_starts_on_the_first_run_with_a_visible_loading_state(site, brows
         context.close()
 
 
-def test_a_value_not_measured_gets_the_message_naming_measured_values(site, context):
-    site_dir, base = site
-    page = open_page(context, base, base + "explorer/").page
+def test_a_value_not_measured_gets_the_message_naming_measured_values(site, explorer):
+    site_dir, _ = site
+    page = explorer.page
     code = "lookup(results, b=64, w=0, rate=1)"
     shown = run_explorer(page, code)
     assert shown.startswith("B=64 was not measured. Measured B: ")
@@ -361,9 +120,8 @@ def test_a_value_not_measured_gets_the_message_naming_measured_values(site, cont
     assert "was not measured. Measured rates:" in run_explorer(page, code)
 
 
-def test_reader_errors_print_as_python_prints_them(site, context):
-    _, base = site
-    page = open_page(context, base, base + "explorer/").page
+def test_reader_errors_print_as_python_prints_them(explorer):
+    page = explorer.page
     shown = run_explorer(page, "lookup(results, b=32")
     assert "SyntaxError" in shown
     assert page.get_attribute('[data-role="output"]', "data-state") == "error"
@@ -393,13 +151,13 @@ def test_explorer_still_works_after_instant_navigation(site, context):
     assert not watch.errors, watch.errors
 
 
-def test_text_pages_load_neither_the_charts_nor_the_explorer_script(site, context):
+def test_text_pages_load_neither_the_charts_nor_the_explorer_script(site, fresh_context):
     """Issue 19: charts.js and explorer.js come only with the pages that use them (on-demand.js),
     and once loaded stay across instant navigation."""
     site_dir, base = site
     requested = []
-    context.on("request", lambda request: requested.append(request.url.split("?")[0]))
-    watch = open_page(context, base, base + "words/")
+    fresh_context.on("request", lambda request: requested.append(request.url.split("?")[0]))
+    watch = open_page(fresh_context, base, base + "words/")
     page = watch.page
     page.wait_for_timeout(500)
     scripts = ("/assets/js/charts.js", "/assets/js/explorer.js")
@@ -420,14 +178,14 @@ def test_text_pages_load_neither_the_charts_nor_the_explorer_script(site, contex
     assert not watch.errors, watch.errors
 
 
-def test_search_works_offline_its_index_fetched_only_when_wanted(site, context):
+def test_search_works_offline_its_index_fetched_only_when_wanted(site, fresh_context):
     """Issue 19: the search index (the site's whole text) is not fetched on page load, nor
     after instant navigation, but when the reader goes to the search box (search-later.js);
     then search answers, from one fetch."""
     _, base = site
     asked = []
-    context.on("request", lambda request: asked.append(request.url.split("?")[0]))
-    watch = open_page(context, base, base)
+    fresh_context.on("request", lambda request: asked.append(request.url.split("?")[0]))
+    watch = open_page(fresh_context, base, base)
     page = watch.page
     index = base + "search/search_index.json"
     page.wait_for_timeout(1000)  # Material has set up its search by now
@@ -481,51 +239,32 @@ def chart_colors(page) -> list[dict]:
     )
 
 
-def luminance(css: str) -> float:
-    """Relative luminance of an rgb()/rgba() color (WCAG)."""
-    parts = css[css.index("(") + 1 : css.index(")")].split(",")
-    channels = [float(v) / 255 for v in parts[:3]]
-    linear = [c / 12.92 if c <= 0.03928 else ((c + 0.055) / 1.055) ** 2.4 for c in channels]
-    return 0.2126 * linear[0] + 0.7152 * linear[1] + 0.0722 * linear[2]
-
-
-def contrast(a: str, b: str) -> float:
-    high, low = sorted((luminance(a), luminance(b)), reverse=True)
-    return (high + 0.05) / (low + 0.05)
-
-
-def test_dark_palette_redraws_charts_visibly(site, context):
+def test_dark_palette_redraws_charts_visibly(site, browser):
     _, base = site
-    page = open_page(context, base, base).page
-    wait_for_charts(page)
-    light = chart_colors(page)
-    page.click("form[data-md-component=palette] label:visible")
-    page.wait_for_function(
-        "document.body.getAttribute('data-md-color-scheme') === 'slate' && "
-        "[...document.querySelectorAll('div.chart')].every(c => c.dataset.drawn === 'slate')"
-    )
-    dark = chart_colors(page)
-    assert dark[0]["background"] != light[0]["background"]
-    for chart in dark:
-        assert chart["ticks"] and chart["traces"]
-        for color in chart["ticks"]:
-            assert contrast(color, chart["background"]) >= 4.5, color
-        for color in chart["traces"]:
-            if color.startswith("rgb"):
-                assert contrast(color, chart["background"]) >= 1.8, color
-
-
-def test_phone_viewport_has_no_horizontal_scroll(site, browser):
-    _, base = site
-    context = browser.new_context(viewport=PHONE, is_mobile=True, has_touch=True)
+    context = browser.new_context(viewport={"width": 1280, "height": 900})  # keeps the palette
     try:
-        for url in page_urls(base):
-            watch = open_page(context, base, url)
-            wait_for_charts(watch.page)
-            widths = watch.page.evaluate(
-                "[document.scrollingElement.scrollWidth, document.scrollingElement.clientWidth]"
-            )
-            assert widths[0] <= widths[1], (url, widths)
-            watch.page.close()
+        page = open_page(context, base, base).page
+        wait_for_charts(page)
+        light = chart_colors(page)
+        page.click("form[data-md-component=palette] label:visible")
+        page.wait_for_function(
+            "document.body.getAttribute('data-md-color-scheme') === 'slate' && "
+            "[...document.querySelectorAll('div.chart')].every(c => c.dataset.drawn === 'slate')"
+        )
+        dark = chart_colors(page)
+        assert dark[0]["background"] != light[0]["background"]
+        for chart in dark:
+            assert chart["ticks"] and chart["traces"]
+            for color in chart["ticks"]:
+                assert contrast(color, chart["background"]) >= 4.5, color
+            for color in chart["traces"]:
+                if color.startswith("rgb"):
+                    assert contrast(color, chart["background"]) >= 1.8, color
     finally:
         context.close()
+
+
+def test_phone_viewport_has_no_horizontal_scroll(tours):
+    for page in tours("phone"):
+        width, shown = page.scroll_widths
+        assert width <= shown, (page.url, page.scroll_widths)

@@ -12,124 +12,21 @@ an explorer answer links to its point; every chart spec is valid for Plotly's ow
 """
 
 import json
-import sys
 from pathlib import Path
 
 import pytest
 
-sys.path.insert(0, str(Path(__file__).resolve().parent))
-import test_browser  # noqa: E402 (its helpers and fixtures: the built site, the browser)
-from test_browser import (  # noqa: E402
+from tests.support.browser import (
     PHONE,
-    PYTHON_START_MS,
     new_context,
     open_page,
-    page_urls,
-    read_through,
     run_explorer,
     wait_for_charts,
 )
 
-browser = test_browser.browser  # the fixture, shared by name (`site`: conftest.py)
-
-pytestmark = [pytest.mark.browser, pytest.mark.timeout(600)]
+pytestmark = pytest.mark.timeout(600)
 
 PLOTLY = "plotly-basic.min.js"
-
-# Problems on the page as a reader sees it now, as sentences (an empty list: none). A table is
-# judged for its scroll cue once tables.js has looked at it (when it came near the viewport).
-LAYOUT_PROBLEMS = """() => {
-  const problems = [];
-  const column = document.querySelector('.md-content__inner').getBoundingClientRect();
-  const scrolls = (el) => ['auto', 'scroll'].includes(getComputedStyle(el).overflowX);
-  const name = (el) => el.tagName.toLowerCase() + ' "' + el.textContent.trim().slice(0, 40) + '"';
-
-  // Wide content: only inside a box that scrolls and itself fits the text column.
-  for (const el of document.querySelectorAll('.md-content table, .md-content pre')) {
-    if (!el.getClientRects().length) continue;  // not shown (a closed answer, another tab)
-    if (el.classList.contains('highlighttable')) {
-      // Code with line numbers: Material runs it to the screen's edges on a phone; its <pre>
-      // (checked below) scrolls, and the block must stay on the screen.
-      const rect = el.getBoundingClientRect();
-      if (rect.right > window.innerWidth + 1 || rect.left < -1) {
-        problems.push(name(el) + ': a code block sticks out of the screen');
-      }
-      continue;
-    }
-    let box = el;
-    while (box && box !== document.body && !scrolls(box)) box = box.parentElement;
-    const code = el.tagName === 'PRE' ? el.querySelector(':scope > code') : null;
-    if (code && scrolls(code)) box = code;
-    const holder = box && box !== document.body ? box : null;
-    const width = Math.max(el.scrollWidth, code ? code.scrollWidth : 0);
-    if (!holder && width > column.width + 1) {
-      problems.push(name(el) + ' is ' + width + 'px wide in a ' + column.width + 'px column');
-      continue;
-    }
-    if (!holder) continue;
-    const rect = holder.getBoundingClientRect();
-    if (rect.right > window.innerWidth + 1 || rect.left < -1) {
-      problems.push(name(el) + ': its scroll box sticks out of the screen');
-    }
-    const looked = el.tagName === 'TABLE' && 'measured' in el.dataset;
-    if (looked && holder.scrollWidth > holder.clientWidth + 1) {
-      const cue = (holder.closest('.table-box') || holder).previousElementSibling;
-      const cueShown = cue && cue.classList.contains('table-cue') && cue.offsetHeight > 0;
-      if (!cueShown && !holder.classList.contains('heatmap-scroll')) {
-        problems.push(name(el) + ' scrolls sideways without saying so');
-      }
-      const first = el.querySelector('tbody tr > :first-child');
-      if (first && getComputedStyle(first).position !== 'sticky') {
-        problems.push(name(el) + ' scrolls sideways but its first column does not stay');
-      }
-    }
-  }
-
-  // Chart text: the drawn chart's (Plotly) or, before it is drawn, the stand-in's.
-  const boxes = (root, selector) => [...root.querySelectorAll(selector)]
-    .filter((el) => el.getBoundingClientRect().width > 0)
-    .map((el) => ({ el, r: el.getBoundingClientRect(), text: el.textContent.trim() }));
-  const hit = (a, b) => a.r.left < b.r.right - 1 && b.r.left < a.r.right - 1 &&
-    a.r.top < b.r.bottom - 1 && b.r.top < a.r.bottom - 1;
-  for (const chart of document.querySelectorAll('div.chart[data-chart]')) {
-    const drawn = chart.querySelector('svg.main-svg');
-    const standin = [...chart.querySelectorAll('svg.standin')]
-      .find((svg) => getComputedStyle(svg).display !== 'none');
-    const root = drawn ? chart : standin;
-    if (!root) continue;
-    const groups = drawn
-      ? { title: boxes(chart, '.gtitle'), 'x title': boxes(chart, '.g-xtitle text'),
-          'y title': boxes(chart, '.g-ytitle text'), 'x tick': boxes(chart, '.xtick text'),
-          'y tick': boxes(chart, '.ytick text'), legend: boxes(chart, '.legend .bg') }
-      : { 'x title': boxes(root, '.titles text:first-child'),
-          'y title': boxes(root, '.titles text:nth-child(2)'),
-          'x tick': boxes(root, '.xticks text'), 'y tick': boxes(root, '.yticks text') };
-    const where = chart.dataset.chart + (drawn ? ' (drawn)' : ' (stand-in)');
-    const frame = chart.getBoundingClientRect();
-    const names = Object.keys(groups);
-    names.forEach((group, i) => {
-      for (const [j, a] of groups[group].entries()) {
-        if (a.r.left < frame.left - 1 || a.r.right > frame.right + 1) {
-          problems.push(where + ': ' + group + ' "' + a.text + '" leaves the chart');
-        }
-        const turned = (a.el.getAttribute('transform') || '').includes('rotate');
-        if (group.endsWith('tick') && turned) {
-          problems.push(where + ': ' + group + ' "' + a.text + '" is turned');
-        }
-        for (const other of names.slice(i)) {
-          for (const [k, b] of groups[other].entries()) {
-            if (other === group && k <= j) continue;
-            if (hit(a, b)) {
-              problems.push(where + ': ' + group + ' "' + a.text + '" overlaps ' + other +
-                ' "' + b.text + '"');
-            }
-          }
-        }
-      }
-    });
-  }
-  return problems;
-}"""
 
 
 def shown_traces(page, chart: str) -> list[str]:
@@ -145,39 +42,22 @@ def results_of(site_dir: Path) -> dict:
     return json.loads((site_dir / "assets" / "data" / "results.json").read_text())
 
 
-# --- every page, both sizes, both palettes ---------------------------------------------------
+# --- every page, both sizes, both palettes (the run's tour, tests/support/tour.py) ------------
 
-# Layout does not change with the palette (colours only), so each size is read in one palette
-# and both palettes are read; tests/test_accessibility.py scans all four for contrast.
-SIZES_AND_PALETTES = [("desktop", "light"), ("phone", "dark")]
+# Layout does not change with the palette (colours only): on the tour the pages open in light
+# and dark in turn, so each size reads both; tests/test_accessibility.py scans all four for
+# contrast.
 
 
-@pytest.mark.parametrize(("viewport", "scheme"), SIZES_AND_PALETTES)
-def test_tables_fit_and_chart_text_never_overlaps(site, browser, viewport, scheme):
-    _, base = site
-    context = new_context(browser, viewport, scheme)
+@pytest.mark.parametrize("viewport", ["desktop", "phone"])
+def test_tables_fit_and_chart_text_never_overlaps(tours, viewport):
+    seen = tours(viewport)
+    assert {page.opened_in for page in seen} == {"light", "dark"}
     problems = []
-    try:
-        for url in page_urls(base):
-            watch = open_page(context, base, url)
-            page = watch.page
-            palette = page.get_attribute("body", "data-md-color-scheme")
-            assert palette == ("slate" if scheme == "dark" else "default"), url
-            page.wait_for_timeout(200)  # tables.js looks at the tables near the first screen
-            standins = page.evaluate(LAYOUT_PROBLEMS)
-            read_through(page)
-            wait_for_charts(page)
-            unlooked = page.evaluate(
-                "[...document.querySelectorAll('.md-content table')]"
-                ".filter(t => t.checkVisibility() && !('measured' in t.dataset)).length"
-            )
-            assert unlooked == 0, (url, "tables.js did not look at every table")
-            drawn = page.evaluate(LAYOUT_PROBLEMS)
-            problems += [f"{url}: {p}" for p in standins + drawn]
-            assert not watch.errors, (url, watch.errors)
-            page.close()
-    finally:
-        context.close()
+    for page in seen:
+        assert page.tables_not_looked_at == 0, (page.url, "tables.js did not look at them all")
+        problems += [f"{page.url}: {p}" for p in page.layout_standins + page.layout_drawn]
+        assert not page.errors, (page.url, page.errors)
     assert not problems, "\n".join(problems)
 
 
@@ -249,43 +129,9 @@ def test_a_drawn_chart_follows_its_box_when_the_window_is_resized(site, browser)
 # counts when it is a number followed by a unit; words ("never answered", "—") do not. A
 # table whose first column has no heading is a list of facts, one quantity per row (the
 # guesses page's): its units belong to the rows.
-MIXED_UNITS = """() => {
-  const unit = /^[−+-]?[0-9][0-9,.]*\\s*(ms|µs|s|%|×|× S|rows|answers\\/s)$/;
-  const mixed = [];
-  document.querySelectorAll('.md-content table:not(.highlighttable)').forEach((table) => {
-    const corner = table.querySelector('thead th');
-    if (corner && !corner.textContent.trim()) return;
-    const rows = [...table.querySelectorAll('tbody tr')];
-    const width = Math.max(0, ...rows.map((row) => row.children.length));
-    for (let index = 0; index < width; index++) {
-      const units = new Set();
-      rows.forEach((row) => {
-        const cell = row.children[index];
-        const found = cell && cell.textContent.trim().match(unit);
-        if (found) units.add(found[1]);
-      });
-      if (units.size > 1) {
-        const head = table.querySelectorAll('thead th')[index];
-        mixed.push((head ? head.textContent.trim() : 'column ' + index) + ': ' + [...units]);
-      }
-    }
-  });
-  return mixed;
-}"""
-
-
-def test_every_table_column_keeps_one_unit(site, browser):
-    _, base = site
-    context = new_context(browser, "desktop")
-    try:
-        mixed = []
-        for url in page_urls(base):
-            watch = open_page(context, base, url)
-            mixed += [f"{url}: {column}" for column in watch.page.evaluate(MIXED_UNITS)]
-            watch.page.close()
-        assert not mixed, "\n".join(mixed)
-    finally:
-        context.close()
+def test_every_table_column_keeps_one_unit(tours):
+    mixed = [f"{page.url}: {column}" for page in tours("desktop") for column in page.mixed_units]
+    assert not mixed, "\n".join(mixed)
 
 
 # --- the main result, the keys, the explorer's links -------------------------------------------
@@ -369,10 +215,9 @@ def test_an_explorer_answer_links_to_its_point_on_the_main_result(site, browser)
         run_explorer(page, code)
         page.click(".answer-link a")
         page.wait_for_url(lambda url: "point=" in url)
-        page.wait_for_function(
-            "document.querySelector('#chart-p99_vs_rate div.chart')?.dataset.state === 'drawn'",
-            timeout=PYTHON_START_MS,
-        )
+        chart = "document.querySelector('#chart-p99_vs_rate div.chart')"
+        page.wait_for_function(f"['drawn', 'failed'].includes({chart}?.dataset.state)")
+        assert page.evaluate(f"{chart}.dataset.state") == "drawn"
         note = page.evaluate(
             "document.querySelector('#chart-p99_vs_rate div.chart').layout.annotations"
             ".map(a => a.text)"

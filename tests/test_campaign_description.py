@@ -21,7 +21,7 @@ TINY = design.PROFILES["tiny"]
 
 
 @pytest.fixture
-def header(tmp_path, monkeypatch, lab_artifacts):
+def header(tmp_path, monkeypatch, lab_artifacts, processes):  # git, for the commit
     """campaign.json of a new tiny campaign, as the runner writes it, read back from disk."""
     monkeypatch.setenv("LAB_RAW", str(tmp_path))
     folder = campaign_dir("described")

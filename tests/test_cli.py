@@ -16,6 +16,8 @@ import pytest
 from lab import cli
 from lab.paths import REPO
 
+pytestmark = pytest.mark.usefixtures("processes")  # real processes: the process tier
+
 
 def lab(*arguments, env=None) -> subprocess.CompletedProcess:
     return subprocess.run([sys.executable, "-m", "lab", *map(str, arguments)], cwd=REPO,

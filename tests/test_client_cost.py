@@ -11,23 +11,21 @@ import dataclasses
 import json
 import shutil
 import statistics
-import sys
 from pathlib import Path
 
 import pytest
-from test_answer_check import rewrite_meta  # a run's meta.json changed, its columns kept
 
 from generator import pages, report
 from generator.__main__ import main
 from generator.build import SITE, build_site
 from generator.description import read_description
 from lab.rawformat import codec
+from site_src.explorer import explorer
+from tests.support.rawfiles import rewrite_meta  # a run's meta.json changed, its columns kept
 
 FIXTURE = Path(__file__).resolve().parent / "fixtures"
 RAW = FIXTURE / "raw"
 SOURCES = dataclasses.replace(SITE, static=(), bench=None)
-sys.path.insert(0, str(SITE.pages.parent / "explorer"))
-import explorer  # noqa: E402  (site_src/explorer/explorer.py, as the report loads it)
 
 
 def build(raw: Path, out: Path) -> dict:

@@ -13,16 +13,16 @@ from lab.load.closedloop import run_closed_loop
 from lab.model import artifacts
 from lab.paths import REPO
 from lab.rawformat import codec
-from lab.service.process import ServiceProcess, free_port
+from lab.service.process import free_port
 
-pytestmark = pytest.mark.slow
+pytestmark = pytest.mark.usefixtures("processes")  # real processes: the process tier
 
 COUNTED_S = 1.5
 
 
 @pytest.fixture(scope="module")
-def service():
-    with ServiceProcess(batcher="none") as running:
+def service(service_launcher):
+    with service_launcher.service("none") as running:
         yield running
 
 

@@ -15,7 +15,7 @@ import pytest
 from generator import simulation
 from lab.paths import REPO
 
-pytestmark = pytest.mark.slow
+pytestmark = pytest.mark.usefixtures("processes")  # real processes: the process tier
 
 
 @pytest.fixture(scope="module")

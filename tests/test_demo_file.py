@@ -17,6 +17,7 @@ from pathlib import Path
 import pytest
 
 from generator import simulation
+from tests.support.demo import demo_of
 
 GOLDEN = Path(__file__).resolve().parent / "fixtures" / "golden" / "assets" / "data"
 
@@ -29,30 +30,6 @@ def sim():
 @pytest.fixture(scope="module")
 def results() -> dict:
     return json.loads((GOLDEN / "results.json").read_text())
-
-
-def demo_of(results: dict, slower: float = 1.0) -> dict:
-    """A demo file carrying the lab's own measured Part A (times `slower`) and the lab
-    machine's facts, in the demo's format: what the demo would write on that machine."""
-    facts = results["campaign"]["machine"]["fingerprint"]
-    by_size = {
-        key: {"size": entry["size"], "calls": entry["calls"],
-              "per_call_us": entry["per_call_us"] * slower,
-              "per_row_us": entry["per_row_us"] * slower}
-        for key, entry in results["part_a"]["by_size"].items()
-    }  # fmt: skip
-    return {
-        "format": "batching-lab-demo/1",
-        "machine": {
-            "cpu_model": facts["cpu_model"],
-            "cores": facts["cores"],
-            "usable_cpus": facts["cores"],
-            "machine": facts["machine"],
-            "python": facts["python"],
-            "loadavg": [0.1, 0.1, 0.1],
-        },  # fmt: skip
-        "part_a": {"runs": 1, "sizes": sorted(int(k) for k in by_size), "by_size": by_size},
-    }
 
 
 def test_the_labs_own_curve_gives_back_the_labs_machine(sim, results):
@@ -131,7 +108,7 @@ def test_a_size_that_is_not_a_batch_size_is_named(sim, results):
         sim.read_demo(demo)
 
 
-def test_the_command_line_reads_a_demo_file_and_names_a_bad_one(sim, results, tmp_path):
+def test_the_command_line_reads_a_demo_file_and_names_a_bad_one(sim, results, tmp_path, processes):
     good, bad = tmp_path / "mine.json", tmp_path / "bad.json"
     good.write_text(json.dumps(demo_of(results, slower=1.5)))
     broken = demo_of(results)

@@ -30,7 +30,7 @@ def test_every_committed_campaign_describes_itself(folder):
     assert described.quiet["tries"] == info["design"]["quiet_tries"]
 
 
-def test_the_sidecars_are_what_the_git_history_gives():
+def test_the_sidecars_are_what_the_git_history_gives(processes):
     sidecars = [p.parent for p in RAW.glob(f"*/{SIDECAR}")]
     assert sidecars, "the campaigns measured before issue 12 carry a sidecar"
     done = subprocess.run(

@@ -1,5 +1,5 @@
 """The explorer box tells the truth about itself, in real Chromium:
-`pytest -m browser tests/test_explorer_box.py`.
+`pytest tests/test_explorer_box.py`.
 
 The site is built with mkdocs.yml's default site_url (http://127.0.0.1:8000/) and served on
 another port, reached both as 127.0.0.1 and as localhost: an address other than the build's.
@@ -13,63 +13,48 @@ campaign; the box's controls are on screen at 1280×800 and its output wraps on 
 """
 
 import copy
-import importlib.util
 import json
 from pathlib import Path
 
 import pytest
-import test_browser as site_tools
-from test_demo_file import demo_of
 
-pytestmark = [pytest.mark.browser, pytest.mark.timeout(300)]
+from tests.support import browser as site_tools
+from tests.support.demo import demo_of
+from tests.support.modules import load_simulator
 
-ROOT = Path(__file__).resolve().parent.parent
-READY_MS = site_tools.PYTHON_START_MS
+pytestmark = pytest.mark.timeout(300)
+
 READY = "document.querySelector('[data-explorer]')?.dataset.engine === 'ready'"
 
 
 @pytest.fixture(scope="module")
-def site(default_site):
-    """Built for the default address (conftest.py's `default_site`), served elsewhere:
-    (site_dir, [two base URLs])."""
+def site(built_site, patience):
+    """The run's one build (mkdocs.yml's own address) served on another port, reached both as
+    127.0.0.1 and as localhost: (site_dir, [two base URLs])."""
     port = site_tools.free_port()
-    with site_tools.serve(default_site, port) as base:
-        yield default_site, [base, base.replace("127.0.0.1", "localhost")]
+    with site_tools.serve(built_site, port) as base:
+        yield built_site, [base, base.replace("127.0.0.1", "localhost")]
 
 
 @pytest.fixture(scope="module")
-def browser():
-    from playwright.sync_api import sync_playwright
-
-    with sync_playwright() as playwright:
-        chromium = site_tools.launch(playwright)
-        yield chromium
-        chromium.close()
-
-
-@pytest.fixture
-def context(browser):
+def shared_context(browser, site):
+    """The module's one context at 1280×800 (conftest.py's `context` closes each test's
+    pages), Python saved on a first visit, so each test's page starts from it."""
+    _, (base, _) = site
     context = browser.new_context(viewport={"width": 1280, "height": 800})
+    site_tools.save_python(context, base)
     yield context
     context.close()
 
 
 def explorer_page(context, base: str):
     watch = site_tools.open_page(context, base, base + "explorer/")
-    watch.page.wait_for_function(READY, timeout=READY_MS)
+    watch.page.wait_for_function(READY)
     return watch
 
 
 def status(page) -> str:
     return page.text_content('[data-role="status"]')
-
-
-def load_simulator():
-    path = ROOT / "site_src" / "explorer" / "simulate.py"
-    spec = importlib.util.spec_from_file_location("simulate_cpython", path)
-    module = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(module)
-    return module
 
 
 def cpython_simulate(site_dir: Path, *args, **options) -> str:
@@ -92,7 +77,7 @@ def test_the_status_line_follows_the_worker(site, browser):
         page.fill('[data-role="code"]', "while True:\n    pass")
         page.click('[data-role="run"]')
         assert status(page).startswith("Loading Python (once per visit)…")
-        page.wait_for_function(READY, timeout=READY_MS)
+        page.wait_for_function(READY, timeout=site_tools.patience.ms)
         # Python is up and the endless loop runs: the box says so, not "ready".
         assert page.get_attribute("[data-explorer]", "data-run") == "running"
         assert status(page) == "Running… (Stop ends it)"
@@ -100,7 +85,7 @@ def test_the_status_line_follows_the_worker(site, browser):
         assert status(page).startswith("Stopped. Starting a fresh Python…")
         assert "once per visit" not in status(page)
         assert page.text_content('[data-role="output"]').startswith("Stopped.")
-        page.wait_for_function(READY, timeout=READY_MS)
+        page.wait_for_function(READY, timeout=site_tools.patience.ms)
         assert "is ready" in status(page)
         assert page.get_attribute("[data-explorer]", "data-run") == "idle"
         assert site_tools.run_explorer(page, "6 * 7") == "42"

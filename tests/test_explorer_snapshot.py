@@ -1,5 +1,5 @@
 """The explorer's saved Python (a Pyodide memory snapshot in IndexedDB), in real Chromium:
-`pytest -m browser tests/test_explorer_snapshot.py`.
+`pytest tests/test_explorer_snapshot.py`.
 
 One first visit (a normal start, the snapshot saved) is made once for the module in a browser
 profile on disk (a persistent user-data-dir); each test gets its own copy of that profile, so
@@ -15,11 +15,10 @@ import tempfile
 from pathlib import Path
 
 import pytest
-import test_browser as site_tools
 
-pytestmark = [pytest.mark.browser, pytest.mark.timeout(300)]
+from tests.support import browser as site_tools
 
-READY_MS = site_tools.PYTHON_START_MS
+pytestmark = pytest.mark.timeout(300)
 
 # Python that must print the same after either start: the explorer's calls (also compared
 # with CPython), a reader's error, and the state a reader can see.
@@ -40,14 +39,6 @@ READER_CODE = [
     "import inspect; inspect.getsource(part_a)",
     "[name for name in sorted(globals()) if not name.startswith('__')]",
 ]
-
-
-@pytest.fixture(scope="module")
-def playwright():
-    from playwright.sync_api import sync_playwright
-
-    with sync_playwright() as running:
-        yield running
 
 
 def open_profile(playwright, folder: str, init_script: str = ""):
@@ -106,7 +97,7 @@ def visit(context, base: str):
     """Load the explorer page and wait until Python is ready; returns the Watch."""
     watch = site_tools.Watch(context, base)
     watch.page.goto(base + "explorer/", wait_until="load")
-    watch.page.wait_for_function("window.explorerEngine.state === 'ready'", timeout=READY_MS)
+    watch.page.wait_for_function("window.explorerEngine.state === 'ready'")
     return watch
 
 
@@ -120,7 +111,7 @@ def engine(page) -> dict:
 def wait_until_saved(page) -> int:
     page.wait_for_function(
         "window.explorerEngine.savedBytes !== null || window.explorerEngine.notSaved",
-        timeout=READY_MS,
+        timeout=site_tools.patience.ms,
     )
     state = engine(page)
     assert not state["notSaved"], state

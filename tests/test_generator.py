@@ -170,7 +170,7 @@ def test_a_missing_column_is_named(raw_copy, tmp_path, capsys):
     assert path.name in error and "missing column 'latency_us'" in error
 
 
-def test_the_command_exits_2_without_a_traceback(raw_copy, tmp_path):
+def test_the_command_exits_2_without_a_traceback(raw_copy, tmp_path, processes):
     path = run_path(raw_copy, "part_b")
     path.write_bytes(b"not a zip at all")
     done = subprocess.run(

@@ -13,7 +13,6 @@ from pathlib import Path
 
 import numpy as np
 import pytest
-from scipy import stats as scipy_stats
 
 from generator import intervals, report_intervals
 from generator.intervals import NOT_RESOLVED, SAME_WITHIN, TOLD_APART
@@ -199,8 +198,8 @@ def test_the_ends_are_where_the_exact_test_flips(seed):
         alpha = 1 - confidence
         for end, inward in ((got.low, +1), (got.high, -1)):
             step = neighbours_gap(walsh, end) / 4
-            inside = scipy_stats.wilcoxon(d - (end + inward * step), method="exact").pvalue
-            outside = scipy_stats.wilcoxon(d - (end - inward * step), method="exact").pvalue
+            inside = wilcoxon(d - (end + inward * step), method="exact").pvalue
+            outside = wilcoxon(d - (end - inward * step), method="exact").pvalue
             assert inside > alpha, (n, confidence, end)
             assert outside <= alpha, (n, confidence, end)
             assert outside == pytest.approx(1 - got.achieved, rel=1e-9)
@@ -208,7 +207,7 @@ def test_the_ends_are_where_the_exact_test_flips(seed):
 
 def test_scipy_never_rejects_at_n5_and_95():
     d = np.array([0.01, 0.02, 0.03, 0.04, 0.05])
-    assert scipy_stats.wilcoxon(d, method="exact").pvalue == pytest.approx(2 / 32)  # > 0.05
+    assert wilcoxon(d, method="exact").pvalue == pytest.approx(2 / 32)  # > 0.05
     assert intervals.interval_verdict(d, delta=0.001).verdict == NOT_RESOLVED
 
 
@@ -370,3 +369,11 @@ def test_the_report_imports_none_of_the_arithmetic_it_checks():
             assert not any(n.startswith(f"generator.{s}") for n in names for s in shared)
             if getattr(node, "module", None) == "generator":
                 assert not shared & {a.name for a in node.names}
+
+
+def wilcoxon(*args, **kwargs):
+    """scipy's exact Wilcoxon signed-rank test, an independent check (imported when asked:
+    scipy takes seconds to import, and every test run collects this file)."""
+    from scipy import stats
+
+    return stats.wilcoxon(*args, **kwargs)

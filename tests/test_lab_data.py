@@ -13,7 +13,6 @@ import pandas as pd
 import pytest
 
 from lab import paths
-from lab.model import build, shopdata
 from lab.model.feature_names import FEATURES
 from lab.model.features import features_at
 
@@ -69,7 +68,9 @@ def test_purchases_in_or_after_the_month_never_change_features(index):
     pd.testing.assert_frame_equal(before, after)
 
 
-def test_building_twice_gives_identical_files_and_predictions(tmp_path):
+def test_building_twice_gives_identical_files_and_predictions(tmp_path, processes):
+    from lab.model import build  # scikit-learn: imported when a test asks
+
     first = build.build(tmp_path / "one", echo=lambda line: None)
     second = build.build(tmp_path / "two", echo=lambda line: None)
     assert first["sha256"] == second["sha256"]
@@ -89,7 +90,7 @@ def run_lab_data(lab_home, extra_env=None):
     )
 
 
-def test_a_wrong_checksum_is_one_clear_line(tmp_path):
+def test_a_wrong_checksum_is_one_clear_line(tmp_path, processes):
     downloads = tmp_path / "downloads"
     downloads.mkdir()
     (downloads / "CDNOW_master.txt").write_text("customer_id date number_of_cds dollar_value\n")
@@ -100,9 +101,11 @@ def test_a_wrong_checksum_is_one_clear_line(tmp_path):
     assert len(done.stderr.strip().splitlines()) == 1
 
 
-def test_a_tampered_wheel_is_refused(tmp_path):
+def test_a_tampered_wheel_is_refused(tmp_path, processes):
     downloads = tmp_path / "downloads"
     downloads.mkdir()
+    from lab.model import shopdata
+
     wheel = shopdata.fetch_wheel(paths.downloads())
     shutil.copyfile(wheel, downloads / wheel.name)
     with open(downloads / wheel.name, "ab") as handle:
@@ -112,7 +115,7 @@ def test_a_tampered_wheel_is_refused(tmp_path):
     assert "Traceback" not in done.stderr
 
 
-def test_no_network_is_one_clear_line(tmp_path):
+def test_no_network_is_one_clear_line(tmp_path, processes):
     done = run_lab_data(
         tmp_path, {"PIP_NO_INDEX": "1", "PIP_FIND_LINKS": "", "PIP_CONFIG_FILE": os.devnull}
     )

@@ -6,9 +6,13 @@ import http.client
 import json
 import os
 
+import pytest
+
 from lab.service.batcher import NO_BATCHES
 from lab.service.launcher import Launcher
 from lab.service.process import ServiceProcess
+
+pytestmark = pytest.mark.usefixtures("processes")  # real processes: the process tier
 
 IDS = [1, 2, 17, 23570]
 

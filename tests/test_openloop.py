@@ -28,7 +28,7 @@ from lab.rawformat import codec
 from lab.service.process import ServiceProcess
 from lab.service.server_timing import server_timing_moments
 
-pytestmark = pytest.mark.slow
+pytestmark = pytest.mark.usefixtures("processes")  # real processes: the process tier
 
 COLUMNS = {
     "arrival_us": np.uint32,
@@ -49,8 +49,8 @@ def request_ids() -> np.ndarray:
 
 
 @pytest.fixture(scope="module")
-def service():
-    with ServiceProcess(batcher="none") as running:
+def service(service_launcher):
+    with service_launcher.service("none") as running:
         yield running
 
 
@@ -68,7 +68,9 @@ def _kill_later(pid: int, after_s: float, sig=signal.SIGKILL) -> threading.Timer
     return timer
 
 
-def test_cli_at_a_low_rate_answers_everything_near_the_service_time(service, tmp_path):
+def test_cli_at_a_low_rate_answers_everything_near_the_service_time(
+    service, quick_saturation, tmp_path
+):
     out = tmp_path / "low.run.zip"
     arguments = ["--arrival-rate", "100", "--window-s", "1.5", "--seed", "7"]
     command = [sys.executable, "-m", "lab", "openloop", "--port", str(service.port), *arguments]
@@ -89,8 +91,12 @@ def test_cli_at_a_low_rate_answers_everything_near_the_service_time(service, tmp
     assert stats["answered"] == stats["requests"] and stats["never_answered"] == 0
     assert np.all(columns["status"] == 200)
     assert np.all(columns["batch_size"] == 1)  # no batcher: every row scored alone
-    assert np.median(columns["latency_us"]) < 5_000
-    assert np.median(columns["send_lag_us"]) < 1_000
+    # "Near the service time" on this host now: a service time is 1/S, S measured just before
+    # (a fixed 5 ms fails on a slow, shared host; at 100/s, far below S, a request should
+    # wait for little more than its own service).
+    service_time_us = 1e6 / quick_saturation
+    assert np.median(columns["latency_us"]) < 5 * service_time_us
+    assert np.median(columns["send_lag_us"]) < service_time_us
     # latency counts from the scheduled arrival, so it holds the send lag and the model call
     assert np.all(columns["latency_us"] >= columns["send_lag_us"])
     assert np.all(columns["latency_us"] >= columns["model_us"])

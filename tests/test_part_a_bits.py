@@ -8,11 +8,14 @@ import subprocess
 import sys
 
 import numpy as np
+import pytest
 
 from lab.design import BIT_SIZES, PART_A_SIZES
 from lab.model import artifacts
 from lab.model.bitcheck import bit_check, same_bits
 from lab.rawformat import codec
+
+pytestmark = pytest.mark.usefixtures("processes")  # real processes: the process tier
 
 BASE_KEYS = {
     "format",

@@ -26,7 +26,8 @@ from lab.parts.part_c.exchanges import exchange_all, open_one
 from lab.parts.part_c.methods import CHUNKS, LOOP, batch_requests
 from lab.parts.part_c.scores import batch_scores, bit_mismatches, bits_digest
 from lab.rawformat import codec
-from lab.service.process import ServiceProcess
+
+pytestmark = pytest.mark.usefixtures("processes")  # real processes: the process tier
 
 RECORDS = 300
 SEED = 7
@@ -34,10 +35,10 @@ SMALL_REPS = {"predict": 20, "batch": 3, "batch_records": 100}
 
 
 @pytest.fixture(scope="module")
-def session():
+def session(service_launcher):
     """One measured client session with small N against a fresh real service."""
     customer_ids = customers_for_run(artifacts.request_ids(), SEED, RECORDS)
-    with ServiceProcess() as service:
+    with service_launcher.service() as service:
         measured = run_session(service.port, customer_ids, SEED, SMALL_REPS)
     return measured
 
@@ -99,12 +100,12 @@ async def one_batch_answer(port: int, customer_ids) -> tuple[int, bytes]:
     return exchanges.status[0], exchanges.body[0]
 
 
-def test_the_client_reads_the_full_profiles_largest_answer_in_pieces():
+def test_the_client_reads_the_full_profiles_largest_answer_in_pieces(service_launcher):
     """The full campaign's largest chunk answers far more bytes than one read returns: the
     client must keep the pieces after the head, not fail as if the head never ended."""
     largest = min(max(CHUNKS), design.FULL.part_c_records)
     customer_ids = customers_for_run(artifacts.request_ids(), SEED, largest)
-    with ServiceProcess() as service:
+    with service_launcher.service() as service:
         status, body = httpclient.run(one_batch_answer(service.port, customer_ids))
     assert status == 200
     assert len(body) > 256_000  # more than uvloop hands over in one read

@@ -4,15 +4,16 @@ On every page with a picture, at 1280×800 and 390×844, in the light and the da
 every picture is there, no word of it runs outside its SVG (the pictures are drawn in
 percentages with text of a fixed size, so a long line would be cut on a phone), its text
 reads against the page (contrast ≥ 4.5:1) and its marks show (≥ 3:1), and the page does not
-scroll sideways. Uses the helpers of tests/test_browser.py (build, serve, launch).
+scroll sideways. Uses tests/support/browser.py.
 
 Run: `.venv/bin/pytest tests/test_pictures_browser.py`
 """
 
 import pytest
-from test_browser import PHONE, launch, luminance, open_page
 
-pytestmark = [pytest.mark.browser, pytest.mark.timeout(300)]
+from tests.support.browser import PHONE, luminance, open_page
+
+pytestmark = pytest.mark.timeout(300)
 
 DESK = {"width": 1280, "height": 800}
 PAGES = {
@@ -68,16 +69,6 @@ def contrast(color: str, background: str) -> float:
 def site(site):
     """The base URL of the session's built and served site (conftest.py's `site`)."""
     return site[1]
-
-
-@pytest.fixture(scope="module")
-def browser():
-    from playwright.sync_api import sync_playwright
-
-    with sync_playwright() as playwright:
-        chromium = launch(playwright)
-        yield chromium
-        chromium.close()
 
 
 @pytest.mark.parametrize("scheme", ["light", "dark"])

@@ -18,6 +18,8 @@ from hypothesis import strategies as st
 from generator import report_attempts, stats
 from lab.campaign.probe import PROBE_PARTS, ProbeWorker, reference_of, slowness, spread
 
+pytestmark = pytest.mark.usefixtures("processes")  # real processes: the process tier
+
 PART_TIMES = st.floats(min_value=1.0, max_value=1e6, allow_nan=False)
 PROBES = st.fixed_dictionaries({part: PART_TIMES for part in PROBE_PARTS})
 

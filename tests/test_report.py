@@ -14,9 +14,9 @@ import sys
 from pathlib import Path
 
 import pytest
-from sitebuild import side_by_side
 
 from generator import report, report_explorer, report_simulation, whatif
+from tests.support.sitebuild import side_by_side
 
 FIXTURE = Path(__file__).resolve().parent / "fixtures"
 ROOT = FIXTURE.parents[1]
@@ -85,7 +85,7 @@ def committed_campaigns() -> dict[str, dict]:
 PROBE_SINCE = "2026-11-30"
 
 
-def test_report_passes_on_every_committed_campaign_with_a_speed_probe(tmp_path):
+def test_report_passes_on_every_committed_campaign_with_a_speed_probe(tmp_path, processes):
     campaigns = committed_campaigns()
     assert campaigns, "no committed campaign in data/raw/"
     unprobed = [

@@ -16,7 +16,7 @@ import pytest
 from lab.bench.sidebyside import Machinery
 from lab.machine import schedtrace
 
-pytestmark = pytest.mark.slow
+pytestmark = pytest.mark.usefixtures("processes")  # real processes: the process tier
 CPU = 1
 
 

@@ -18,13 +18,12 @@ import pytest
 from detect_secrets.plugins.high_entropy_strings import HexHighEntropyString
 from detect_secrets.plugins.private_key import PrivateKeyDetector
 
-sys.path.insert(0, str(Path(__file__).parent))
-from secret_scan import is_a_recorded_digest  # noqa: E402
+from tests.secret_scan import is_a_recorded_digest
 
 REPO = Path(__file__).resolve().parents[1]
 SCAN = ["tests/secret_scan.py"]  # run with this interpreter from the root, as `make check` does
 
-pytestmark = pytest.mark.slow
+pytestmark = pytest.mark.usefixtures("processes")  # real processes: the process tier
 
 
 def git(folder: Path, *arguments: str) -> str:

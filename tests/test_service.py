@@ -9,13 +9,13 @@ import asyncio
 import http.client
 import json
 import struct
-from concurrent.futures import ThreadPoolExecutor
 
 import pytest
 
 from lab.service.batcher import NO_BATCHES
-from lab.service.process import ServiceProcess
 from lab.service.server_timing import parse_server_timing
+
+pytestmark = pytest.mark.usefixtures("processes")  # real processes: the process tier
 
 SETTINGS = [("none", 0, 0.0), ("queue", 1, 0.0), ("queue", 32, 0.0), ("queue", 32, 2.0)]
 CONCURRENT = 1000
@@ -31,14 +31,13 @@ def setting_id(setting) -> str:
 
 
 @pytest.fixture(scope="module")
-def services(lab_artifacts):
-    """The four settings as real processes, started side by side (starting is mostly imports)."""
-    running = [ServiceProcess(*setting) for setting in SETTINGS]
-    with ThreadPoolExecutor(len(running)) as pool:
-        started = [pool.submit(service.start) for service in running]
+def services(service_launcher):
+    """The four settings as real processes, forked by the launcher one after another (a
+    fork each: the launcher answers one request at a time)."""
+    running = []
     try:
-        for future in started:
-            future.result()
+        for setting in SETTINGS:
+            running.append(service_launcher.service(*setting).start())
         yield dict(zip(SETTINGS, running, strict=True))
     finally:
         for service in running:

@@ -15,6 +15,8 @@ from fastapi.testclient import TestClient
 from lab.service.app import create_app
 from lab.service.server_timing import parse_server_timing
 
+pytestmark = pytest.mark.usefixtures("processes")  # real processes: the process tier
+
 
 class FailsOnOneRow:
     """The real model, except that any call holding `bad_row` raises."""

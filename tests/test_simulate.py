@@ -264,7 +264,7 @@ def test_every_measured_cell_is_simulated_and_compared(sim, results):
     assert summary["kept_up_cells"] == len(kept)
 
 
-def test_the_commands_run_and_a_missing_client_cost_is_named(tmp_path):
+def test_the_commands_run_and_a_missing_client_cost_is_named(tmp_path, processes):
     done = subprocess.run(
         [sys.executable, "-m", "generator.simulation", "--results", str(GOLDEN), "--seeds", "1",
          "--out", str(tmp_path / "check.json")],

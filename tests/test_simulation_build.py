@@ -148,7 +148,7 @@ def test_each_what_if_call_pasted_into_the_explorer_prints_its_answer(golden_res
         assert f"so S = {example['S']:,.0f} requests/s" in example["text"]
 
 
-def test_each_what_if_command_line_prints_its_answer(examples, tmp_path):
+def test_each_what_if_command_line_prints_its_answer(examples, tmp_path, processes):
     data = GOLDEN / "assets" / "data"
     for example in examples:
         command = example["command"].replace("docs/assets/data/results.json",

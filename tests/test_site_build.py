@@ -15,18 +15,15 @@ import json
 import re
 import shutil
 import subprocess
-import sys
 from html.parser import HTMLParser
 from pathlib import Path
 
 import pytest
 
+from generator import load
+from tests.support.sitebuild import FIXTURE_RAW, at_once, mkdocs_build, raw_dir
+
 ROOT = Path(__file__).resolve().parent.parent
-sys.path.insert(0, str(ROOT / "tests"))
-
-from sitebuild import at_once, mkdocs_build, raw_dir  # noqa: E402 (one build, one campaign)
-
-from generator import load  # noqa: E402
 
 PAGES = ROOT / "site_src" / "pages"
 NAV_PAGES = [
@@ -50,9 +47,9 @@ NAV_PAGES = [
 
 
 @pytest.fixture(scope="module")
-def site(default_site):
-    """The session's build with mkdocs.yml's own settings (conftest.py's `default_site`)."""
-    return default_site
+def site(built_site):
+    """The run's one build with mkdocs.yml's own settings (conftest.py's `built_site`)."""
+    return built_site
 
 
 def test_every_page_of_the_nav_is_built(site):
@@ -109,8 +106,7 @@ def test_every_chart_a_page_names_has_a_spec(site):
 
 
 def test_the_runtimes_are_the_pinned_files(site):
-    sys.path.insert(0, str(ROOT / "site_src"))
-    import vendor
+    from site_src import vendor
 
     for pin in vendor.SITE_PINS:
         for name, sha256 in pin.files.items():
@@ -211,7 +207,8 @@ def build_scratch(scratch: Path, tmp_path: Path) -> subprocess.CompletedProcess:
         'SITE_SRC = ROOT / "site_src"', f"SITE_SRC = Path({str(scratch / 'site_src')!r})"
     )
     hook.write_text(text)
-    return mkdocs_build(tmp_path / "site", scratch / "mkdocs.yml")
+    # The small fixture campaign: a broken page fails the same way on any campaign.
+    return mkdocs_build(tmp_path / "site", scratch / "mkdocs.yml", raw=FIXTURE_RAW)
 
 
 BROKEN_PAGES = {
@@ -254,14 +251,14 @@ def broken_builds(tmp_path_factory) -> dict:
 
 
 @pytest.mark.parametrize("case", BROKEN_PAGES)
-def test_a_broken_page_fails_the_build_naming_it(case, broken_builds):
+def test_a_broken_page_fails_the_build_naming_it(case, broken_builds, processes):
     done = broken_builds[case]
     assert done.returncode != 0
     for text in BROKEN_PAGES[case][2]:
         assert text in done.stderr + done.stdout
 
 
-def test_missing_runtimes_stop_the_build_asking_for_make_vendor(scratch, tmp_path):
+def test_missing_runtimes_stop_the_build_asking_for_make_vendor(scratch, tmp_path, processes):
     (scratch / "vendor").unlink()
     (scratch / "vendor").mkdir()
     done = build_scratch(scratch, tmp_path)
@@ -271,8 +268,7 @@ def test_missing_runtimes_stop_the_build_asking_for_make_vendor(scratch, tmp_pat
 
 
 def test_a_runtime_file_altered_or_missing_is_refused(tmp_path, monkeypatch):
-    sys.path.insert(0, str(ROOT / "site_src"))
-    import vendor
+    from site_src import vendor
 
     monkeypatch.setattr(vendor, "VENDOR", tmp_path / "vendor")
     monkeypatch.setattr(vendor, "ROOT", tmp_path)
@@ -287,9 +283,6 @@ def test_a_runtime_file_altered_or_missing_is_refused(tmp_path, monkeypatch):
 
 def test_pages_render_when_every_named_figure_is_absent(site):
     """A campaign with rounds missing lacks figures; pages must say so, not fail the build."""
-    import json
-
-    sys.path.insert(0, str(ROOT))
     from generator import pages, report, report_compare
     from generator.build import SITE
     from generator.description import read_description

@@ -29,6 +29,8 @@ from lab.rawformat import codec
 from lab.service.server_timing import parse_server_timing
 from lab.service.switchback import StoreWithAddedWork, create_switchback_app, spin
 
+pytestmark = pytest.mark.usefixtures("processes")  # real processes: the process tier
+
 NONE = {"batcher": "none"}
 QUEUE_B1 = {"batcher": "queue", "max_batch": 1, "max_wait_ms": 0.0}
 PROFILE = dataclasses.replace(
@@ -236,7 +238,6 @@ def test_a_format_nobody_wrote_is_refused(tmp_path, monkeypatch):
 # --- end to end: one real service process, the campaign's executor, the benchmark ----------
 
 
-@pytest.mark.slow
 def test_one_service_process_serves_both_arms_slice_by_slice(start_service, request_ids_sample):
     customer_ids, expected = request_ids_sample
     service = start_service("none", arm_b=QUEUE_B1)
@@ -263,11 +264,11 @@ def request_ids_sample(expected_scores):
     return ids, np.array([expected_scores[int(cid)] for cid in ids])
 
 
-@pytest.mark.slow
-def test_the_campaigns_executor_writes_a_switchback_run(tmp_path, monkeypatch, lab_artifacts):
+def test_the_campaigns_executor_writes_a_switchback_run(tmp_path, monkeypatch, service_launcher):
     monkeypatch.setenv("LAB_RAW", str(tmp_path))
     run = next(r for r in build_schedule(PROFILE, seed=2) if r["kind"] == "switchback")
-    context = Context("sb-test", tmp_path / "sb-test", None, PROFILE, 2, saturation_s=400.0)
+    context = Context("sb-test", tmp_path / "sb-test", None, PROFILE, 2, saturation_s=400.0,
+                      launcher=service_launcher)  # fmt: skip
     execute(context, run, echo=lambda _: None)
     meta, columns = codec.read_run(tmp_path / "sb-test" / "runs" / f"{run['run_id']}.run.zip")
     assert meta["format"] == "batching-lab-run/3" and meta["kind"] == "switchback"
@@ -284,7 +285,6 @@ def test_the_campaigns_executor_writes_a_switchback_run(tmp_path, monkeypatch, l
     assert (tmp_path / "sb-test" / "arrivals" / "s0-x0.5.zip").exists()
 
 
-@pytest.mark.slow
 def test_the_benchmarks_quick_mode_writes_a_valid_json(tmp_path, lab_artifacts):
     out = tmp_path / "switchback.json"
     command = [sys.executable, "-m", "lab.bench.switchback", "--cpu", "1", "--quick",

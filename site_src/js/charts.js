@@ -281,6 +281,10 @@
       const element = entry.target;
       if (!entry.isIntersecting) continue;
       element.dataset.near = "1";
+      // A link that asked for a point on this chart counts as the reader's wish to see it.
+      // Checked here too, not only at mount: after an instant navigation the address
+      // changes after the page is swapped, so at mount it may still be the old page's.
+      if (!interacted && askedPoints(element).length) interacted = true;
       if (interacted && !element.dataset.state) draw(element);
     }
   }
