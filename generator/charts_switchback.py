@@ -80,12 +80,13 @@ def slices(switchback: dict) -> dict:
 
 def interval_rows(switchback: dict) -> list:
     """(row label, comparison, statistic key, statistic label, role) per row, in the file's
-    order, each comparison's p50 then its server time."""
+    order, each comparison's p50 then its server time; a label is two lines (the comparison,
+    then the statistic), so the plot keeps its width on a phone."""
     rows = []
     for name in switchback["names"]:
         for key, label, role in STATISTICS:
             if switchback["comparisons"][name]["statistics"][key]["interval"] is not None:
-                rows.append((f"{name}: {label}", name, key, label, role))
+                rows.append((f"{name}<br>{label}", name, key, label, role))
     return rows
 
 
@@ -177,9 +178,11 @@ def intervals(switchback: dict) -> dict:
             "meta": {"role": "ref"},
         }
     )
-    x_axis = chart_axes.linear_axis("arm B − arm A, at arm A's level (µs)", values, most_ticks=6)
+    title = "arm B − arm A, at arm A's level (µs)"
+    x_axis = chart_axes.linear_axis(title, values, most_ticks=6)
     y_axis = chart_axes.category_axis(labels, reversed_=True)
-    return spec(traces, layout(x_axis, y_axis), rows_heights(len(labels), 1.6))
+    narrow = {"xaxis": chart_axes.linear_axis("B − A (µs)", values, most_ticks=3)}
+    return spec(traces, layout(x_axis, y_axis), rows_heights(len(labels), 2.2), narrow)
 
 
 def all_switchback_charts(results: dict) -> dict:
