@@ -457,3 +457,30 @@ def test_the_explorer_names_the_rule_a_campaign_ran_under():
     assert line == "p99: not resolved (by the campaign's interval rule)"
     apart = dict(interval, told_apart=True, verdict=intervals.TOLD_APART)
     assert explorer.verdict_line("p50", apart, 6).startswith("p50: told apart, lower")
+
+
+@pytest.mark.parametrize("variant", ["wide", "narrow"])
+def test_the_switchback_stand_ins_draw_every_series_and_tick(switchback, variant):
+    import xml.etree.ElementTree as ElementTree
+
+    from generator import results as build_results
+    from generator import standins
+
+    shown = build_results.rounded(switchback)
+    for name, spec in charts_switchback.all_switchback_charts(
+        {"bench": {"switchback": shown}}
+    ).items():
+        svg = ElementTree.fromstring(standins.render(spec, variant))
+        groups = [g for g in svg.iter("g") if "series" in g.get("class", "")]
+        assert len(groups) == len(spec["data"]), name
+        layout = standins.merged(
+            spec["layout"], spec["site"]["narrow"] if variant == "narrow" else {}
+        )
+        ticks = [t for g in svg.iter("g") if "xticks" in g.get("class", "") for t in g]
+        assert [t.text for t in ticks] == layout["xaxis"]["ticktext"], name
+        for trace in spec["data"]:
+            assert trace["meta"]["role"] in ("s1", "s2", "s3", "ref"), name
+        y_axis = spec["layout"]["yaxis"]
+        if y_axis.get("type") == "log":
+            for value, label in zip(y_axis["tickvals"], y_axis["ticktext"], strict=True):
+                assert float(label.replace(",", "")) == value
