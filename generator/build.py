@@ -7,7 +7,8 @@ the simulator checked against the campaign (generator/simulation.py: results.jso
 complete full campaign beside it cell by cell (generator/compare.py: results.json's
 `comparison`, its cells in assets/data/comparison.json, the other campaigns' results in
 assets/data/campaigns/<name>.json for the explorer). The speed probe's table of attempts goes
-to assets/data/attempts.json (generator/attempts.py).
+to assets/data/attempts.json (generator/attempts.py); under the interval rule, the grid's
+intervals to assets/data/intervals.json (generator/grid_verdicts.py).
 
 `build_site(raw_dir, campaign, out_dir, sources)` is the Python API (the MkDocs hook calls
 it with `site_sources(site_src)`); `python -m generator build` is the command. The campaign
@@ -29,8 +30,10 @@ from generator import (
     chart_style,
     charts,
     charts_simulation,
+    charts_switchback,
     compare,
     drawings,
+    grid_verdicts,
     load,
     pages,
     results,
@@ -43,6 +46,8 @@ ROOT = Path(__file__).resolve().parent.parent
 RESULTS_PATH = Path("assets/data/results.json")
 SIMULATION_PATH = RESULTS_PATH.parent / simulation.TABLE
 ATTEMPTS_PATH = RESULTS_PATH.parent / attempts.TABLE  # every attempt's probes, for its chart
+INTERVALS_PATH = RESULTS_PATH.parent / grid_verdicts.TABLE  # the grid's intervals (issue 28)
+EXAMPLE_PATH = RESULTS_PATH.parent / bench_files.EXAMPLE_TABLE  # a switchback run's requests
 COMPARISON_PATH = RESULTS_PATH.parent / "comparison.json"  # every cell of both campaigns
 CAMPAIGNS_DIR = RESULTS_PATH.parent / "campaigns"  # the other campaigns, for the explorer
 CELLS_PATH = Path("assets/data/part_b_cells.csv")
@@ -139,6 +144,8 @@ def outputs(result: dict, sources: Sources, names: dict, others: tuple = ()) -> 
     speed_probe, attempts_table = attempts.split(result.get("speed_probe") or {})
     if attempts_table is not None:
         shown = dict(shown, speed_probe=speed_probe)
+    shown, intervals_table = grid_verdicts.split(shown)  # None under the rounds rule
+    shown, example_table = bench_files.split(shown)  # None without switchback.json
     files = {
         RESULTS_PATH: results.to_json(shown).encode(),
         CELLS_PATH: cells_csv.cells_csv(result).encode(),
@@ -148,12 +155,17 @@ def outputs(result: dict, sources: Sources, names: dict, others: tuple = ()) -> 
         files[SIMULATION_PATH] = results.to_json(table).encode()
     if attempts_table is not None:
         files[ATTEMPTS_PATH] = results.to_json(attempts_table).encode()
+    if intervals_table is not None:
+        files[INTERVALS_PATH] = results.to_json(intervals_table).encode()
+    if example_table is not None:
+        files[EXAMPLE_PATH] = results.to_json(example_table).encode()
     if "comparison" in result:
         files[COMPARISON_PATH] = results.to_json(result["comparison"]).encode()
     for other in others:
         files[CAMPAIGNS_DIR / f"{other['campaign']['name']}.json"] = results.to_json(other).encode()
     specs = charts.all_charts(result, names["quiet_rate"], names["busy_rate"])
     specs.update(charts_simulation.all_simulation_charts(result))
+    specs.update(charts_switchback.all_switchback_charts(result))
     specs = {name: results.rounded(spec) for name, spec in specs.items()}
     for name, spec in specs.items():
         files[CHARTS_DIR / f"{name}.json"] = results.to_json(spec).encode()
@@ -174,6 +186,8 @@ def remove_stale(out_dir: Path, keep: set) -> list[Path]:
     found = (
         sorted((out_dir / RESULTS_PATH.parent).glob(simulation.TABLE))
         + sorted((out_dir / RESULTS_PATH.parent).glob(attempts.TABLE))
+        + sorted((out_dir / RESULTS_PATH.parent).glob(grid_verdicts.TABLE))
+        + sorted((out_dir / RESULTS_PATH.parent).glob(bench_files.EXAMPLE_TABLE))
         + sorted((out_dir / COMPARISON_PATH.parent).glob(COMPARISON_PATH.name))
         + sorted((out_dir / CAMPAIGNS_DIR).glob("*.json"))
         + sorted((out_dir / CHARTS_DIR).glob("*.json"))

@@ -1,7 +1,9 @@
 """A campaign's description of itself: the rules, guesses and names it is judged by.
 
 A campaign is judged by what it recorded when it started, never by the lab's code of today:
-    rules    keeps_up_share, told_apart {rule, text}, quiet {idle_share,
+    rules    keeps_up_share, told_apart {rule, text; under the interval rule also
+             confidence, same_within_confidence, delta {p50, p99, server, throughput}},
+             quiet {idle_share,
              other_core_idle_share, seconds, tries}, and from issue 13 on slow_runs
              {threshold, max_attempts, kinds, budget_runs, pause_s, selection, text}
     speed_probe  (campaign.json only, from issue 13 on) {reference, probes, made_at, workload}:
@@ -13,6 +15,13 @@ without `rules.slow_runs` or `speed_probe` (every one before issue 13) had no sp
 no slow-run rule: both read as None, and its runs have one attempt each. The campaigns
 measured before that carry them in a sidecar beside it, campaign.description.json, rebuilt
 from the git history at the campaign's commit (data/rebuild_description.py).
+
+Two told-apart rules are known (TOLD_APART_RULES): `all_rounds_agree_in_sign`, the first two
+campaigns' (every round's paired difference of one sign), and `hodges_lehmann_wilcoxon_95`,
+the interval rule of lab/design.py's 2026-12-01 note (generator/intervals.py), which records
+its two confidence levels (they must be the ones generator/intervals.py computes) and δ per
+statistic in log units. Any other rule is refused, naming it: a campaign is judged by the
+rule it ran under or not at all.
 
 `read_description(folder)` returns the checked Description, or raises DescriptionError
 naming the file and the key. Used by the build (generator.load) and by the report
@@ -31,7 +40,13 @@ CAMPAIGN_FILE = "campaign.json"
 SIDECAR = "campaign.description.json"
 VERSION = 1
 KEYS = ("rules", "guesses", "names", "description_version")
-TOLD_APART_RULES = ("all_rounds_agree_in_sign",)  # the rules generator.stats implements
+ROUNDS_RULE = "all_rounds_agree_in_sign"  # generator.stats.told_apart
+INTERVAL_RULE = "hodges_lehmann_wilcoxon_95"  # generator.intervals.interval_verdict
+TOLD_APART_RULES = (ROUNDS_RULE, INTERVAL_RULE)  # the rules this generator judges by
+# The interval rule's levels as generator/intervals.py computes them (a test holds the two
+# equal; this module does not import it, as the report reads descriptions too).
+INTERVAL_LEVELS = {"confidence": 0.95, "same_within_confidence": 0.90}
+DELTA_STATISTICS = ("p50", "p99", "server", "throughput")
 SLOW_RUN_SELECTIONS = ("first_not_slow_else_least_slow",)  # the one generator.stats implements
 PROBE_PARTS = ("python_us", "model_us", "memory_us")
 COMPARES = ("between", ">=", "<=", "==")
@@ -62,6 +77,11 @@ class Description:
     def names(self) -> dict:
         """The names pages use: quiet and busy rate keys and each route's stages."""
         return {"quiet_rate": self.quiet_rate, "busy_rate": self.busy_rate, "stages": self.stages}
+
+    @property
+    def interval_rule(self) -> bool:
+        """True when the campaign is judged by the interval rule (else all rounds agree)."""
+        return self.told_apart["rule"] == INTERVAL_RULE
 
     @property
     def rules(self) -> dict:
@@ -176,6 +196,32 @@ def speed_probe(raw: dict, where: Path) -> dict | None:
     return dict(raw["speed_probe"])
 
 
+def told_apart_rule(raw: dict, where: Path, at: str = "rules.told_apart") -> dict:
+    """The told-apart rule at `at` in `raw`, checked: {rule, text} for the rounds rule; for the
+    interval rule also its levels and δ per statistic (log units, finite, > 0). An unknown
+    rule is refused naming it and the rules this generator knows."""
+    rule = text(raw, f"{at}.rule", where)
+    if rule not in TOLD_APART_RULES:
+        raise DescriptionError(
+            f"{where}: field '{at}.rule' is {rule!r}, a rule this generator cannot judge by "
+            f"(it knows {', '.join(TOLD_APART_RULES)})"
+        )
+    found = {"rule": rule, "text": text(raw, f"{at}.text", where)}
+    if rule == INTERVAL_RULE:
+        for name, level in INTERVAL_LEVELS.items():
+            value = number(raw, f"{at}.{name}", where, 0, 1)
+            if value != level:
+                raise DescriptionError(
+                    f"{where}: field '{at}.{name}' is {value!r}, but this generator computes "
+                    f"the interval rule at {level!r} only"
+                )
+            found[name] = value
+        found["delta"] = {
+            name: number(raw, f"{at}.delta.{name}", where, 1e-12, 10) for name in DELTA_STATISTICS
+        }
+    return found
+
+
 def check(raw: dict, where: Path) -> Description:
     """The description in `raw` (campaign.json or the sidecar), checked key by key."""
     version = field(raw, "description_version", where)
@@ -183,12 +229,7 @@ def check(raw: dict, where: Path) -> Description:
         raise DescriptionError(
             f"{where}: field 'description_version' is {version!r}, this generator reads {VERSION}"
         )
-    rule = text(raw, "rules.told_apart.rule", where)
-    if rule not in TOLD_APART_RULES:
-        raise DescriptionError(
-            f"{where}: field 'rules.told_apart.rule' is {rule!r}, expected one of "
-            f"{TOLD_APART_RULES}"
-        )
+    told_apart = told_apart_rule(raw, where)
     other = field(raw, "rules.quiet.other_core_idle_share", where)
     if other is not None:
         other = number(raw, "rules.quiet.other_core_idle_share", where, 0, 1)
@@ -198,7 +239,7 @@ def check(raw: dict, where: Path) -> Description:
     return Description(
         source=where,
         keeps_up_share=number(raw, "rules.keeps_up_share", where, 0, 1),
-        told_apart={"rule": rule, "text": text(raw, "rules.told_apart.text", where)},
+        told_apart=told_apart,
         quiet={
             "idle_share": number(raw, "rules.quiet.idle_share", where, 0, 1),
             "other_core_idle_share": other,

@@ -31,7 +31,8 @@ paired run (a switchback run) or per round (Part B's grid, on the same arrivals)
   (for example the median over runs of A's p50); `IntervalVerdict.in_us` does it for the
   estimate, every interval end, δ and the resolvable difference.
 
-Used by the build (not wired in yet). The report checks its results with its own code,
+Used by the build (generator/grid_verdicts.py: Part B's grid; generator/bench_files.py: the
+switchback benchmark). The report checks its results with its own code,
 generator/report_intervals.py, which must NOT import this module.
 """
 
@@ -134,6 +135,11 @@ def signed_rank_interval(d, confidence: float = CONFIDENCE) -> Interval:
 def log_to_us(value: float, level_us: float) -> float:
     """A difference in log units as µs at A's level: level·(exp(value) − 1)."""
     return level_us * math.expm1(value) if math.isfinite(value) else value
+
+
+def delta_shares(delta: dict) -> dict:
+    """δ per statistic (log units) as a share of A's level, exp(δ) − 1: 0.05 for ln(1.05)."""
+    return {name: log_to_us(value, 1.0) for name, value in delta.items()}
 
 
 @dataclass(frozen=True)

@@ -29,10 +29,12 @@ from generator import (
     report_bench,
     report_compare,
     report_figures,
+    report_intervals,
     report_pictures,
     report_simulation,
 )
 from generator.description import read_description
+from generator.report_answers import published_at
 from generator.report_explorer import check_explorer
 from lab.rawformat import codec
 from lab.rawformat.names import rate_key, record_name
@@ -524,8 +526,71 @@ def signed(a: float, b: float):
     return a - b
 
 
-def check_paired(cells, results, check, say):
-    """Every published paired difference and told-apart verdict, recomputed."""
+# --- the interval rule (issue 28): a campaign that ran under it ---------------------------------
+
+DELTA_OF = {"p50_ms": "p50", "p99_ms": "p99", "throughput": "throughput"}
+IN_US = ("p50_ms", "p99_ms")
+
+
+def own_log_ratios(mine: dict, base: dict, rounds: list, metric: str) -> list | None:
+    """ln(setting) − ln(baseline) per round; None when a value is not finite and positive."""
+    found = []
+    for r in rounds:
+        a, b = mine[r][metric], base[r][metric]
+        if a is None or b is None or not (0 < a < math.inf and 0 < b < math.inf):
+            return None
+        found.append(math.log(a / b))
+    return found
+
+
+def check_interval(
+    check, results, path: tuple, mine: dict, base: dict, metric: str, rule: dict
+) -> bool:
+    """One paired diff judged by the interval rule: its verdict, direction and interval
+    (report_intervals), the level in µs the baseline cell's median of its rounds. Returns
+    whether the rule, recomputed here, tells the two apart."""
+    both = sorted(set(mine) & set(base))
+    d = own_log_ratios(mine, base, both, metric) if both else None
+    shown = published_at(results, path)
+    if not isinstance(shown, dict) or "interval" not in shown or "verdict" not in shown:
+        raise Disagreement(f"{'/'.join(path)}: no verdict or interval under the interval rule")
+    if d is None:
+        check.dig(results, (*path, "interval"), None)
+        check.dig(results, (*path, "verdict"), report_intervals.WORDS[2])
+        return False
+    interval = shown["interval"] if isinstance(shown["interval"], dict) else {}
+    problems = report_intervals.check(
+        d, interval, rule["delta"][DELTA_OF[metric]], "/".join((*path, "interval"))
+    )
+    if problems:
+        raise Disagreement(problems[0])
+    check.count += 1
+    present = [base[r][metric] for r in base if base[r][metric] is not None]
+    level = middle(present) if present else math.inf
+    if metric in IN_US and math.isfinite(level):
+        check.dig(results, (*path, "interval", "level_us"), level * 1000)
+    else:
+        check.same(
+            "/".join((*path, "interval", "level_us (absent)")), "level_us" in interval, False
+        )
+    verdict = report_intervals.recompute(d, rule["delta"][DELTA_OF[metric]])
+    check.dig(results, (*path, "verdict"), verdict["verdict"])
+    apart = verdict["verdict"] == report_intervals.WORDS[0]
+    if apart:
+        check.dig(results, (*path, "direction"), "higher" if verdict["low95"] > 0 else "lower")
+    return apart
+
+
+def interval_rule(data: dict) -> dict | None:
+    """The campaign's interval rule, as its own description states it (never results.json's
+    word for it), or None under the rounds rule."""
+    described = data["description"]
+    return described.told_apart if described.interval_rule else None
+
+
+def check_paired(cells, results, check, say, rule: dict | None = None):
+    """Every published paired difference and told-apart verdict, recomputed; under the
+    interval rule (`rule`, the campaign's told_apart) each verdict and interval."""
     rounds_needed = max((len(c["scheduled"]) for c in cells.values()), default=0)
     verdicts = 0
     for name, baselines in results.get("paired", {}).items():
@@ -542,11 +607,15 @@ def check_paired(cells, results, check, say):
                     defined = [d for d in diffs if d is not None]
                     if defined:
                         check.dig(results, (*path, "median"), middle(defined))
-                    signs = {0 if d is None or d == 0 else math.copysign(1, d) for d in diffs}
-                    apart = len(both) == rounds_needed and len(signs) == 1 and 0 not in signs
+                    if rule is not None:
+                        apart = check_interval(check, results, path, mine, base, metric, rule)
+                    else:
+                        signs = {0 if d is None or d == 0 else math.copysign(1, d) for d in diffs}
+                        apart = len(both) == rounds_needed and len(signs) == 1 and 0 not in signs
                     check.dig(results, (*path, "told_apart"), apart)
                     verdicts += 1
-    say(f"{verdicts} paired comparisons, each with its told-apart verdict")
+    rule_name = "the interval rule" if rule is not None else "all rounds agree in sign"
+    say(f"{verdicts} paired comparisons, each with its told-apart verdict ({rule_name})")
 
 
 def check_waits(cells, results, check, say, quiet: str):
@@ -593,9 +662,10 @@ def ranking(cell: dict, order: list, name: str) -> tuple:
     )
 
 
-def check_best(cells, results, check, say):
+def check_best(cells, results, check, say, rule: dict | None = None):
     """Per rate, the best setting among those that kept up (lowest median p99, then p50,
-    then design order) and the runner-up, compared round by round."""
+    then design order) and the runner-up, compared round by round (under the interval rule,
+    `rule`, by its verdict)."""
     order = results["design"]["settings"]
     needed = max((len(c["scheduled"]) for c in cells.values()), default=0)
     rates = sorted({rate for _, rate in cells}, key=float)
@@ -619,8 +689,12 @@ def check_best(cells, results, check, say):
                 for index, diff in enumerate(diffs):
                     if diff is not None:
                         check.dig(results, (*path, "versus", metric, "diffs", index), diff)
-                signs = {0 if d is None or d == 0 else math.copysign(1, d) for d in diffs}
-                apart = len(both) == needed and len(signs) == 1 and 0 not in signs
+                if rule is not None:
+                    where = (*path, "versus", metric)
+                    apart = check_interval(check, results, where, a, b, metric, rule)
+                else:
+                    signs = {0 if d is None or d == 0 else math.copysign(1, d) for d in diffs}
+                    apart = len(both) == needed and len(signs) == 1 and 0 not in signs
                 check.dig(results, (*path, "versus", metric, "told_apart"), apart)
     check.same("best: rates with a setting that kept up", sorted(published), sorted(mine))
     say("; ".join(f"{rate} × S: {name}" for rate, name in mine.items()) or "no setting kept up")
@@ -812,9 +886,13 @@ def run_checks(
     sources["bits"] = check_bits(data, results, check, section("bits"))
     sources["saturation"] = check_saturation(data, results, check, section("S"))
     sources["cells"] = check_part_b(data, results, check, section("Part B"))
-    check_paired(sources["cells"], results, check, section("paired differences"))
+    rule = sources["rule"] = interval_rule(data)
+    check_told_apart_rule(data, results, check)
+    check_paired(sources["cells"], results, check, section("paired differences"), rule)
     check_waits(sources["cells"], results, check, section("waits"), sources["rates"][0])
-    check_best(sources["cells"], results, check, section("best setting among those that kept up"))
+    check_best(
+        sources["cells"], results, check, section("best setting among those that kept up"), rule
+    )
     report_compare.check(
         raw, sources["cells"], results.get("comparison"), check, section("the other campaigns")
     )
@@ -836,10 +914,36 @@ def run_checks(
     return check.count
 
 
+def check_told_apart_rule(data: dict, results: dict, check) -> None:
+    """results.json names the interval rule (design.told_apart, without its table's name)
+    exactly when the campaign's description does, with the description's levels and δ."""
+    described = data["description"]
+    shown = results.get("design", {}).get("told_apart")
+    if not described.interval_rule:
+        check.same("design/told_apart (absent under the rounds rule)", shown is None, True)
+        return
+    if not isinstance(shown, dict):
+        raise Disagreement(
+            "design/told_apart: missing, but the campaign ran under the interval rule"
+        )
+    compared = {key: value for key, value in shown.items() if key != "table"}
+    mine = dict(described.told_apart)
+    mine["delta_share"] = {name: math.exp(value) - 1 for name, value in mine["delta"].items()}
+    check.same("design/told_apart (its keys)", sorted(compared), sorted(mine))
+    for key, value in mine.items():
+        if isinstance(value, dict):
+            for name, inner in value.items():
+                check.dig(results, ("design", "told_apart", key, name), inner)
+        else:
+            check.dig(results, ("design", "told_apart", key), value)
+
+
 def with_table(results: dict, results_path: Path) -> dict:
     """results.json with the tables published beside it read back in, as the pages and charts
     saw them: the simulator's per-cell table (`simulation.table`) into `simulation.settings`,
-    the speed probe's attempts and decisions (`speed_probe.attempts_table`) into `speed_probe`."""
+    the speed probe's attempts and decisions (`speed_probe.attempts_table`) into `speed_probe`,
+    the grid's intervals under the interval rule (`design.told_apart.table`) into each paired
+    diff's and each best-versus diff's `interval`."""
     section = results.get("simulation") or {}
     if section.get("table") and "settings" not in section:
         table = json.loads((results_path.parent / section["table"]).read_text())
@@ -849,6 +953,23 @@ def with_table(results: dict, results_path: Path) -> dict:
         table = json.loads((results_path.parent / speed["attempts_table"]).read_text())
         kept = {key: value for key, value in speed.items() if key != "attempts_table"}
         results["speed_probe"] = dict(kept, **table)
+    told_apart = (results.get("design") or {}).get("told_apart") or {}
+    if told_apart.get("table"):
+        table = json.loads((results_path.parent / told_apart["table"]).read_text())
+        for name, baselines in table.get("paired", {}).items():
+            for baseline, rates in baselines.items():
+                for rate, metrics in rates.items():
+                    for metric, interval in metrics.items():
+                        diff = results["paired"][name][baseline][rate][metric]
+                        diff["interval"] = interval
+        for rate, metrics in table.get("best", {}).items():
+            for metric, interval in metrics.items():
+                results["best"]["by_rate"][rate]["versus"][metric]["interval"] = interval
+    example = ((results.get("bench") or {}).get("switchback") or {}).get("example") or {}
+    if example.get("table"):
+        table = json.loads((results_path.parent / example["table"]).read_text())
+        kept = {key: value for key, value in example.items() if key != "table"}
+        results["bench"]["switchback"]["example"] = dict(kept, **table)
     return results
 
 

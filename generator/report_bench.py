@@ -9,7 +9,12 @@
 - batcher.json: per measure the per-pair values from the runs (queue B=1's p50 minus none's
   at 0.5 × S, the W = 1 ms overshoot, the best batched throughput ÷ none's at 2.5 × S, the
   closed-loop answers per second, the open-loop throughput and kept-up pairs at 2 and 2.5 × S,
-  the client's CPU per request), their medians, new ÷ old and whether each target was met.
+  the client's CPU per request), their medians, new ÷ old and whether each target was met;
+- switchback.json (issue 28): per comparison and statistic, d per run as ln(B ÷ A), its SD
+  (statistics.stdev), A's level (statistics.median) and the interval verdict by
+  generator/report_intervals.py, never generator/intervals.py; the added-work recovery; the
+  example run's slices and shown requests read again from its `.run.zip` (checked by sha256),
+  with an integer nearest-rank p50.
 
 A file that changed since the build (its sha256), or that exists without being shown (or
 the reverse), is a disagreement. Used by `python -m generator report`; the folder is the one
@@ -18,13 +23,20 @@ results.json names (`bench.dir`, from the repository root) unless --bench gives 
 
 import hashlib
 import json
+import math
 import statistics
 from pathlib import Path
 
+from generator import report_intervals
 from generator.report_answers import compare, machinery_kind
+from lab.rawformat import codec
 
 ROOT = Path(__file__).resolve().parent.parent
-FILES = {"handler_trace": "handler_trace.json", "batcher": "batcher.json"}
+FILES = {
+    "handler_trace": "handler_trace.json",
+    "batcher": "batcher.json",
+    "switchback": "switchback.json",
+}
 VERSIONS = ("old", "new")
 
 
@@ -264,6 +276,161 @@ def batcher_numbers(found: dict) -> dict:
     }
 
 
+# --- switchback.json -------------------------------------------------------------------------
+
+ARM_KEYS = {"p50": "p50_us", "p99": "p99_us", "server": "server_us_p50"}
+SHOWN_SLICES = 4  # as the build shows them (generator/bench_files.py); compared, not shared
+
+
+def nearest_rank(values: list, q: int) -> float:
+    ordered = sorted(values)
+    return ordered[-(-q * len(ordered) // 100) - 1]
+
+
+def one_statistic(runs: list, key: str, delta: float) -> dict:
+    d, levels = [], []
+    for run in runs:
+        a, b = run["arms"]["a"][key], run["arms"]["b"][key]
+        d.append(math.log(b / a) if a and b and a > 0 and b > 0 else None)
+        if a and a > 0:
+            levels.append(a)
+    present = [x for x in d if x is not None]
+    level = statistics.median(levels) if levels else None
+    found = {
+        "d": d,
+        "left_out": d.count(None),
+        "sd_d": statistics.stdev(present) if len(present) > 1 else None,
+        "level_us": level,
+    }
+    if not present:
+        return {**found, "interval": None, "contains_zero": None}
+    interval = report_intervals.expected(present, delta, level)
+    found["interval"] = interval
+    found["contains_zero"] = interval["low95"] <= 0 <= interval["high95"]
+    return found
+
+
+def recovered(by_statistic: dict, added: float) -> dict:
+    found = {}
+    for name, entry in by_statistic.items():
+        interval = entry["interval"] or {}
+        low, high = interval.get("low95_us", math.inf), interval.get("high95_us", -math.inf)
+        if not (math.isfinite(low) and math.isfinite(high)):
+            found[name] = {"contains_added": False, "excludes_zero": False, "recovered": False}
+            continue
+        inside, apart = low <= added <= high, not low <= 0 <= high
+        found[name] = {"contains_added": inside, "excludes_zero": apart,
+                       "recovered": inside and apart and interval["reaches95"]}  # fmt: skip
+    return found
+
+
+def example_numbers(found: dict, folder: Path) -> dict:
+    from generator.report import Disagreement  # the report's own exception (it imports us)
+
+    recorded = found["example"]
+    path = folder / recorded["file"]
+    if hashlib.sha256(path.read_bytes()).hexdigest() != recorded["sha256"]:
+        raise Disagreement(f"bench/switchback: {path} is not the file switchback.json names")
+    meta, columns = codec.read_run(path)
+    arrival = [int(x) for x in columns["arrival_us"].tolist()]
+    arms = [int(x) for x in columns["arm"].tolist()]
+    answered = [
+        s == 200 and t >= 0
+        for s, t in zip(columns["status"].tolist(), columns["latency_us"].tolist(), strict=True)
+    ]
+    latency = [
+        t if ok else math.inf
+        for t, ok in zip(columns["latency_us"].tolist(), answered, strict=True)
+    ]
+    slice_us = found["slice_s"] * 1e6
+    table = {"arm": [], "requests": [], "p50_ms": []}
+    for k in range(meta["slices"]):
+        inside = [i for i, t in enumerate(arrival) if k * slice_us <= t < (k + 1) * slice_us]
+        table["arm"].append(arms[inside[0]] if inside else None)
+        table["requests"].append(len(inside))
+        table["p50_ms"].append(nearest_rank([latency[i] for i in inside], 50) / 1000
+                               if inside else None)  # fmt: skip
+    shown_slices = min(SHOWN_SLICES, meta["slices"])
+    kept = [i for i, t in enumerate(arrival) if t < SHOWN_SLICES * slice_us]
+    return {
+        "file": recorded["file"],
+        "sha256": recorded["sha256"],
+        "pair": meta["pair"],
+        "index": meta["index"],
+        "first_arm": meta["first_arm"],
+        "requests": len(arrival),
+        "slices": meta["slices"],
+        "slice_table": table,
+        "shown_slices": shown_slices,
+        "shown": {
+            "arrival_ms": [arrival[i] / 1000 for i in kept],
+            "latency_ms": [latency[i] / 1000 for i in kept],
+            "arm": [arms[i] for i in kept],
+        },
+    }
+
+
+def switchback_numbers(found: dict, folder: Path) -> dict:
+    rule = found["rule"]
+    comparisons, names = {}, []
+    for pair in found["pairs"]:
+        runs = [run for run in found["runs"] if run["pair"] == pair["name"]]
+        if not runs:
+            continue
+        same = pair["arm_a"]["name"] == pair["arm_b"]["name"]
+        kind = ("added_work" if pair["added_work_us_b"] else "aa") if same else "comparison"
+        by_statistic = {name: one_statistic(runs, key, rule["delta"][name])
+                        for name, key in ARM_KEYS.items()}  # fmt: skip
+        entry = {
+            "arm_a": pair["arm_a"]["name"],
+            "arm_b": pair["arm_b"]["name"],
+            "added_work_us": float(pair["added_work_us_b"]),
+            "kind": kind,
+            "runs": len(runs),
+            "statistics": by_statistic,
+        }
+        if kind == "added_work":
+            entry["recovery"] = recovered(by_statistic, entry["added_work_us"])
+        comparisons[pair["name"]] = entry
+        names.append(pair["name"])
+    runs = found["runs"]
+    loads = [run[key]["loadavg1"] for run in runs for key in ("load_before", "load_after")
+             if isinstance(run.get(key), dict) and "loadavg1" in run[key]]  # fmt: skip
+    others = [run["others_share"] for run in runs if run.get("others_share") is not None]
+    load = {"loadavg_min": min(loads), "loadavg_max": max(loads)} if loads else {}
+    if others:
+        load.update(others_share_min=min(others), others_share_max=max(others))
+    mine = {
+        "date": found["date"],
+        "cores": found["fingerprint"]["cores"],
+        "cpu_model": found["fingerprint"]["cpu_model"],
+        "cpu": found["cpu"],
+        "smoke": bool(found["smoke"]),
+        "rate_multiple": found["rate_multiple"],
+        "arrival_rate": found["arrival_rate"],
+        "saturation_S": found["saturation_S"],
+        "window_s": found["window_s"],
+        "slice_s": found["slice_s"],
+        "runs": len(runs),
+        "rule": {
+            **{
+                key: rule[key]
+                for key in ("rule", "text", "confidence", "same_within_confidence", "delta")
+            },
+            "delta_share": {name: math.exp(value) - 1 for name, value in rule["delta"].items()},
+        },  # fmt: skip
+        "names": names,
+        "comparisons": comparisons,
+        "load": load,
+    }
+    aa = [name for name in names if comparisons[name]["kind"] == "aa"]
+    if aa:
+        mine["aa"] = aa[0]
+    if found.get("example") is not None:
+        mine["example"] = example_numbers(found, folder)
+    return mine
+
+
 # --- the check --------------------------------------------------------------------------------
 
 
@@ -282,7 +449,11 @@ def check(results: dict, given: Path | None, checker, say) -> None:
         say("results.json shows no benchmarks (built without a bench folder)")
         return
     folder = folder_of(results, given)
-    numbers = {"handler_trace": trace_numbers, "batcher": batcher_numbers}
+    numbers = {
+        "handler_trace": trace_numbers,
+        "batcher": batcher_numbers,
+        "switchback": lambda found: switchback_numbers(found, folder),
+    }
     for name, file_name in FILES.items():
         path, shown = folder / file_name, name in results["bench"]
         if path.exists() != shown:

@@ -10,6 +10,7 @@ quiet and busy rates are the campaign's own. Used by `python -m generator report
 import math
 import statistics
 
+from generator import report_intervals
 from lab.rawformat.names import NONE, QUEUE_B1, setting_name, slug
 
 UNITS = {"s": 1.0, "ms": 1e-3, "µs": 1e-6, "us": 1e-6}
@@ -131,7 +132,21 @@ def busy_side(figures: dict, cells: dict, batch_of: dict, rates: list, busy: str
         figures[f"batched_p99_ms_max_at_{slug(busy)}"] = p99s[-1]
 
 
-def comparisons(figures: dict, cells: dict, needed: int, quiet: str) -> None:
+def apart_by_interval(cells, name, base, rate, metric, rule: dict) -> bool:
+    """The interval rule (issue 28) on ln(name) − ln(base) per common round, by the report's
+    own arithmetic (report_intervals); False when a round has no finite positive value."""
+    a, b = cells[(name, rate)]["rounds"], cells[(base, rate)]["rounds"]
+    d = []
+    for r in sorted(set(a) & set(b)):
+        x, y = a[r][metric], b[r][metric]
+        if not (0 < x < math.inf and 0 < y < math.inf):
+            return False
+        d.append(math.log(x / y))
+    delta = rule["delta"][{"p50_ms": "p50", "p99_ms": "p99"}[metric]]
+    return report_intervals.recompute(d, delta)["verdict"] == report_intervals.WORDS[0]
+
+
+def comparisons(figures: dict, cells: dict, needed: int, quiet: str, rule=None) -> None:
     at = slug(quiet)
     for name, metric, label in (
         (QUEUE_B1, "p50_ms", "queue_b1_p50_overhead_told_apart"),
@@ -140,7 +155,10 @@ def comparisons(figures: dict, cells: dict, needed: int, quiet: str) -> None:
     ):
         diffs = paired_diffs(cells, name, NONE, quiet, metric)
         if diffs is not None and len(diffs) >= needed:
-            figures[label] = agree(diffs, needed)
+            if rule is not None:
+                figures[label] = apart_by_interval(cells, name, NONE, quiet, metric, rule)
+            else:
+                figures[label] = agree(diffs, needed)
     diffs = paired_diffs(cells, QUEUE_B1, NONE, quiet, "p50_ms")
     defined = [d for d in diffs or [] if d is not None]
     figures[f"queue_b1_p50_overhead_us_at_{at}"] = (
@@ -274,7 +292,7 @@ def compute(sources: dict) -> dict:
         needed = max(len(c["scheduled"]) for c in cells.values())
         per_setting(figures, cells, quiet, busy)
         busy_side(figures, cells, batch_of, sorted({r for _, r in cells}, key=float), busy)
-        comparisons(figures, cells, needed, quiet)
+        comparisons(figures, cells, needed, quiet, sources.get("rule"))
         handler_and_waits(figures, cells, quiet)
         outside_model(figures, batch_of, quiet)
     batch_route(figures, sources.get("part_c"))

@@ -91,6 +91,20 @@ def recompute(d, delta: float) -> dict:
     return out
 
 
+def expected(d, delta: float, level_us: float | None = None) -> dict:
+    """What IntervalVerdict.as_dict publishes for d, recomputed here (unrounded; +inf where it
+    writes null): the rule's values and, with A's level, `level_us` and each value in µs."""
+    computed = recompute(d, delta)
+    if level_us is not None:
+        computed["level_us"] = level_us
+        for key in ("estimate", "low95", "high95", "low90", "high90", "delta", "resolvable"):
+            value = computed[key]
+            computed[f"{key}_us"] = (
+                level_us * (math.exp(value) - 1) if math.isfinite(value) else value
+            )
+    return computed
+
+
 def close(published, computed, unit: str) -> bool:
     if published is None or computed is None or not math.isfinite(computed):
         return published is None and (computed is None or not math.isfinite(computed))

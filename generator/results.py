@@ -15,7 +15,17 @@ import math
 
 import numpy as np
 
-from generator import answer_check, attempts, figures, machinery, pictures, stats, verdicts
+from generator import (
+    answer_check,
+    attempts,
+    figures,
+    grid_verdicts,
+    intervals,
+    machinery,
+    pictures,
+    stats,
+    verdicts,
+)
 from generator.load import Campaign, DataError, need, read_meta, read_run
 from lab.rawformat.names import NONE, rate_key, record_name, setting_name
 
@@ -69,7 +79,7 @@ def design_section(campaign: Campaign) -> dict:
     rates = sorted({float(need(e, "rate_multiple", where)) for e in part_b})
     rounds = sorted({int(need(e, "round", where)) for e in part_b})
     design = campaign.info["design"]
-    return {
+    section = {
         "settings": [r["name"] for r in ordered],
         "setting": records,
         "rate_multiples": [rate_key(r) for r in rates],
@@ -78,6 +88,10 @@ def design_section(campaign: Campaign) -> dict:
         "keeps_up_share": campaign.description.keeps_up_share,
         "recorded": design,
     }
+    if campaign.description.interval_rule:  # issue 28: the rule, for the pages to name
+        rule = campaign.description.told_apart
+        section["told_apart"] = dict(rule, delta_share=intervals.delta_shares(rule["delta"]))
+    return section
 
 
 def missing_section(campaign: Campaign) -> list[dict]:
@@ -295,7 +309,18 @@ def by_round(cell: dict, metric: str) -> dict:
     return dict(zip(cell["rounds"], cell["by_round"].get(metric, []), strict=False))
 
 
-def paired_section(part_b: dict, design: dict) -> dict:
+def compared(cell: dict, base: dict, metric: str, design: dict, rule: dict | None) -> dict:
+    """The paired diff of one metric, the setting's cell against the baseline's: the rounds
+    rule's record, and under the interval rule (`rule`, the campaign's told_apart) its verdict
+    (generator/grid_verdicts.py)."""
+    mine, theirs = by_round(cell, metric), by_round(base, metric)
+    diff = stats.paired(mine, theirs, design["rounds"])
+    if rule is None:
+        return diff
+    return grid_verdicts.judged(diff, mine, theirs, metric, rule, base.get(metric))
+
+
+def paired_section(part_b: dict, design: dict, rule: dict | None = None) -> dict:
     settings, names = part_b["settings"], design["settings"]
     paired = {}
     for name in names:
@@ -304,10 +329,7 @@ def paired_section(part_b: dict, design: dict) -> dict:
                 base = settings[baseline]["rates"].get(rate)
                 if base is None:
                     continue
-                metrics = {
-                    m: stats.paired(by_round(cell, m), by_round(base, m), design["rounds"])
-                    for m in PAIRED_METRICS
-                }
+                metrics = {m: compared(cell, base, m, design, rule) for m in PAIRED_METRICS}
                 paired.setdefault(name, {}).setdefault(baseline, {})[rate] = metrics
     return paired
 
@@ -321,7 +343,7 @@ def ranking_key(cell: dict, order: int) -> tuple:
     )
 
 
-def best_section(part_b: dict, design: dict) -> dict | None:
+def best_section(part_b: dict, design: dict, rule: dict | None = None) -> dict | None:
     """Per rate, only among the settings that kept up there (every round): the one with the
     lowest median p99, the runner-up, and the two compared round by round on the same
     arrivals (p99 and p50)."""
@@ -337,8 +359,7 @@ def best_section(part_b: dict, design: dict) -> dict | None:
             first, second = (settings[n]["rates"][rate] for n in ranked[:2])
             entry["runner_up"] = ranked[1]
             entry["versus"] = {
-                m: stats.paired(by_round(first, m), by_round(second, m), design["rounds"])
-                for m in ("p99_ms", "p50_ms")
+                m: compared(first, second, m, design, rule) for m in ("p99_ms", "p50_ms")
             }
         by_rate[rate] = entry
     return {"by_rate": by_rate} if by_rate else None
@@ -461,7 +482,7 @@ def build_results(campaign: Campaign) -> dict:
         "schema_version": SCHEMA_VERSION,
         "campaign": campaign_section(campaign),
         "design": design,
-        "methods": stats.methods(described.keeps_up_share),
+        "methods": stats.methods(described.keeps_up_share, described.interval_rule),
         "missing": missing_section(campaign),
         "part_a": part_a_section(campaign, quiet),
         "bits": bits_section(campaign, quiet),
@@ -471,10 +492,11 @@ def build_results(campaign: Campaign) -> dict:
         "other_kinds": other_kinds(campaign, quiet),
         "speed_probe": campaign.speed,
     }
+    rule = described.told_apart if described.interval_rule else None
     if results["part_b"]:
-        results["paired"] = paired_section(results["part_b"], design)
+        results["paired"] = paired_section(results["part_b"], design, rule)
         results["waits"] = waits_section(results["part_b"], described.quiet_rate)
-        results["best"] = best_section(results["part_b"], design)
+        results["best"] = best_section(results["part_b"], design, rule)
         results["pictures"] = pictures.build(campaign, design, described.quiet_rate)
     # issue 14: every answer checked to the bit, and which machinery the runs recorded
     part_b_metas = [

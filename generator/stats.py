@@ -28,14 +28,27 @@ BATCH_BUCKETS = (
 )
 
 
-def methods(keeps_up_share: float) -> dict:
-    """How every published number is made, in words (results.json `methods`)."""
-    return {**METHODS, "keeps_up": KEEPS_UP.format(share=keeps_up_share)}
+def methods(keeps_up_share: float, interval_rule: bool = False) -> dict:
+    """How every published number is made, in words (results.json `methods`); under the
+    interval rule (issue 28) its sentence replaces the rounds rule's."""
+    found = {**METHODS, "keeps_up": KEEPS_UP.format(share=keeps_up_share)}
+    if interval_rule:
+        found["told_apart"] = INTERVAL_TOLD_APART
+    return found
 
 
 KEEPS_UP = (
     "a run keeps up when throughput >= {share} x offered_rate; a cell keeps up when every "
     "scheduled round was measured and kept up"
+)
+INTERVAL_TOLD_APART = (
+    "per round measured for both (the same arrivals) d = ln(setting) - ln(baseline); over the "
+    "rounds the Hodges-Lehmann estimate (median of the Walsh averages) and the exact Wilcoxon "
+    "signed-rank interval (generator/intervals.py); told apart when the 95% interval excludes "
+    "0, the same within +-delta (the campaign's, per metric) when the 90% interval lies inside "
+    "+-delta, otherwise not resolved; resolvable: the 95% interval's half-width (infinite when "
+    "too few rounds reach 95%: 6 are needed); in us at the baseline cell's median; a round with "
+    "a never-answered percentile on either side leaves no interval (not resolved)"
 )
 METHODS = {
     "percentile": "nearest rank: the p-th percentile of n values is the value at rank "
@@ -101,6 +114,14 @@ def median(values) -> float:
     if len(ordered) % 2:
         return ordered[middle]
     return (ordered[middle - 1] + ordered[middle]) / 2  # finite + inf = inf, as wanted
+
+
+def sample_sd(values) -> float | None:
+    """The sample standard deviation (n − 1 in the denominator); None for fewer than 2."""
+    values = [float(v) for v in values]
+    if len(values) < 2:
+        return None
+    return float(np.std(values, ddof=1))
 
 
 def round_sig(value: float, digits: int = SIGNIFICANT_DIGITS) -> float | None:

@@ -34,6 +34,8 @@ anything else took are recorded.
 
 Told apart: for two settings measured on the same arrivals, take the paired difference per
 round; they are told apart when all rounds agree in sign (5 of 5 in the full profile).
+(The rule of the first two campaigns; from 2026-12-01 on, new campaigns are judged by the
+interval rule of the 2026-12-01 note at the end: TOLD_APART_RULE.)
 Keeps up: throughput ≥ 95% of the arrival rate over the run.
 
 This file is the one home of these numbers: the runner copies them into each campaign's
@@ -41,6 +43,7 @@ campaign.json (lab/campaign/description.py), so a campaign is judged by the rule
 guesses it started with. Read by every part of the lab; imports only `lab.rawformat`.
 """
 
+import math
 from dataclasses import dataclass
 
 from lab.rawformat.names import setting_name
@@ -106,8 +109,10 @@ PART_C_BREAKDOWN_REPS = {"predict": 200, "batch": 20, "batch_records": 1_000}
 
 # The rules (see the top of this file).
 KEEPS_UP_SHARE = 0.95  # a run keeps up when its throughput is at least this share of the rate
-TOLD_APART_RULE = "all_rounds_agree_in_sign"
-TOLD_APART_TEXT = (
+# The told-apart rule the first two campaigns ran under (frozen in their descriptions); new
+# campaigns take TOLD_APART_RULE, the interval rule of the 2026-12-01 note at the end.
+ROUNDS_RULE = "all_rounds_agree_in_sign"
+ROUNDS_RULE_TEXT = (
     "Two settings measured on the same arrivals are told apart when the paired difference "
     "has the same sign in every round."
 )
@@ -557,3 +562,62 @@ SLOW_RUN_TEXT = (
 # known-effect runs' added work is a test-only option of the service, never in the design's
 # comparisons. RUN_BYTES["switchback"] is Part B's 60 KB, about three times a Part B run at
 # 0.5 × S in full-20261130 (18-24 KB): the `arm` column, one value per slice, adds little.
+
+# --- 2026-12-01, before any timed run under it: the interval rule (issue 28, item 3) -----------
+# Why a new rule. full-20261130's raw files show that about 95% of the variance of a run's p50
+# at 0.5 × S lies between runs (log-SD 0.155), so pairing by round cancels little: queue B=1
+# − none had a per-round SD of 311 µs, and the all-rounds-agree rule had about 9% power for
+# its +88 µs (6% by chance alone). Inside one run the level holds (alternating 0.5 s slices
+# differ by 0.044 in log p50), which switchback runs use.
+#
+# The rule, for new campaigns (rules.told_apart in campaign.json; the generator judges each
+# campaign by the rule it froze, the first two by ROUNDS_RULE). For one comparison of B with
+# A: per paired unit (a switchback run; in Part B's grid a round, both on the same arrivals)
+# d = ln(statistic of B) − ln(statistic of A), for p50, p99, the server-side time (the median
+# of ready + queued + model) and, in the grid, throughput. Over the units: the Hodges–Lehmann
+# estimate (the median of the Walsh averages (d_i + d_j)/2, i ≤ j) and the exact Wilcoxon
+# signed-rank confidence interval (generator/intervals.py). TOLD APART when the
+# TOLD_APART_CONFIDENCE (95%) interval excludes 0; THE SAME WITHIN ±δ when the
+# SAME_WITHIN_CONFIDENCE (90%) interval lies inside [−δ, +δ] (two one-sided tests at 5%);
+# otherwise NOT RESOLVED, always printed with the smallest difference the design could have
+# resolved (the 95% interval's half-width). Shown in µs at A's level, a·(exp(d) − 1), a the
+# median over the units of A's statistic. A comparison with a unit whose statistic is not
+# finite and positive on either side (a percentile on a never-answered request, no answers)
+# has no interval: not resolved. The exact interval needs n ≥ 6 units to reach 95% and n ≥ 5
+# to reach 90%: the grid's 5 rounds can say "the same within ±δ" but never "told apart"
+# (its verdicts say so); a campaign that wants the grid to tell settings apart needs 6 or
+# more rounds.
+#
+# δ, in log units, one per statistic (TOLD_APART_DELTA), chosen from full-20261130 before any
+# switchback run: cutting each of its 85 Part B runs at 0.5 × S into alternating 0.5 s slices
+# and comparing the two halves of the same setting (an A/A inside one run, as a switchback
+# run's) gives a per-run SD of d of 0.030 for p50, 0.213 for p99 and 0.021 for the server
+# time. With 40 runs the 95% interval's half-width is about 0.32 × that SD (1.96 × √(π/3) /
+# √40): about 0.010, 0.068 and 0.007. δ must be well above that, or "the same" could never be
+# said, and small enough to mean "no difference that matters to the lesson":
+# - p50 and the server time: ln(1.05) (5%): at none's p50 of about 1.6 ms, 80 µs, about the
+#   smallest effect the lesson discusses (queue B=1's cost, the W = 1 ms overshoot, the 50 µs
+#   added-work check) and five times the 40-run half-width;
+# - p99: ln(1.25) (25%): one p99 rests on the slowest 1% of one arm's requests (about 30 of
+#   3,000 per run), about one per-run SD; 5% would be below the interval's own half-width
+#   (0.068) and never reachable, and the lesson's tail effects are factors (B=32 W=0 cut
+#   none's p99 2.1× in the original box);
+# - throughput (the grid only): ln(1.05), as the keeps-up rule's 5%: settings that both keep
+#   up answer the same arrivals and differ by well under that.
+TOLD_APART_RULE = "hodges_lehmann_wilcoxon_95"
+TOLD_APART_CONFIDENCE = 0.95
+SAME_WITHIN_CONFIDENCE = 0.90
+TOLD_APART_DELTA = {
+    "p50": math.log(1.05),
+    "p99": math.log(1.25),
+    "server": math.log(1.05),
+    "throughput": math.log(1.05),
+}
+TOLD_APART_TEXT = (
+    "Per paired run (or round, on the same arrivals) d = ln(B) - ln(A); over the runs the "
+    "Hodges-Lehmann estimate with the exact Wilcoxon signed-rank interval. Told apart when "
+    "the 95% interval excludes 0; the same within +-delta when the 90% interval lies inside "
+    "+-delta (delta: 5% for p50, the server time and throughput, 25% for p99); otherwise not "
+    "resolved, with the smallest difference the design could resolve (the 95% interval's "
+    "half-width)."
+)

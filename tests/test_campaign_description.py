@@ -40,7 +40,13 @@ def test_it_keeps_the_keys_it_always_had(header):
 def test_the_rules_are_the_designs(header):
     assert header["rules"] == {
         "keeps_up_share": design.KEEPS_UP_SHARE,
-        "told_apart": {"rule": "all_rounds_agree_in_sign", "text": design.TOLD_APART_TEXT},
+        "told_apart": {  # the interval rule since 2026-12-01 (lab/design.py)
+            "rule": "hodges_lehmann_wilcoxon_95",
+            "text": design.TOLD_APART_TEXT,
+            "confidence": 0.95,
+            "same_within_confidence": 0.90,
+            "delta": design.TOLD_APART_DELTA,
+        },
         "quiet": {
             "idle_share": design.QUIET_IDLE_SHARE,
             "other_core_idle_share": design.QUIET_OTHER_CORE_IDLE_SHARE,

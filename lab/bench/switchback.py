@@ -32,6 +32,9 @@ lab does not import the generator). Keys:
 - `what`, `command`, `date`, `git_commit`, `fingerprint`, `cpu`, `nice`, `shielded`,
   `probe` (the probe's name or null), `seed`, `smoke` (true when the runs are too few or too
   short to read numbers from: fewer than 40 / 10 runs or windows under 8 s);
+- `rule`: the told-apart rule the runs are judged by, as lab/design.py states it when they
+  run (its 2026-12-01 note; what a campaign freezes as `rules.told_apart`): `rule`, `text`,
+  `confidence`, `same_within_confidence`, `delta` (log units per statistic);
 - `saturation_S` (answers per second), `saturation_measured` (the closed loop's stats, or null
   when --saturation gave S), `rate_multiple`, `arrival_rate` (per second), `window_s`,
   `slice_s`, `drain_s`;
@@ -48,6 +51,12 @@ lab does not import the generator). Keys:
   `answers_differing` (every answer checked to the bit); `others_share` (the share of the core
   anything else took during the run); `load_before`, `load_after` (`loadavg1`, `idle_share`,
   `steal_share` of the core); `probe_before`, `probe_after` (the --probe's results, or null).
+
+- `example`: one run's requests, for the picture of the alternating slices: the first A/A run
+  (`none vs none`, the lowest index); `file` (a `.run.zip` beside the JSON, written by
+  lab.rawformat.codec, columns `arrival_us` (from the window start), `arm` (0 = A, 1 = B),
+  `latency_us` (from the scheduled arrival, −1 when never answered) and `status`, all exact),
+  `sha256` (of that file), `pair`, `index`, `requests`.
 
 d = ln(statistic of B) − ln(statistic of A) per run for p50, p99 and server_us_p50 is printed
 at the end with its median and SD over runs per comparison, as a first look only.
@@ -66,6 +75,7 @@ import numpy as np
 
 from lab.bench.batcher import load_probe
 from lab.bench.sidebyside import NICE_HELP, Machinery, latency_percentiles_us, shield
+from lab.campaign.description import told_apart
 from lab.campaign.runner import pin_runner_away_from
 from lab.design import NONE, QUEUE_B1, SWITCHBACK_SLICE_S, Setting, Switchback
 from lab.load.arrivals import switchback_seed
@@ -74,6 +84,7 @@ from lab.machine.fingerprint import fingerprint, git_commit
 from lab.machine.quiet import load_snapshot
 from lab.model import expected
 from lab.paths import DATA
+from lab.rawformat import codec
 from lab.service.arms import ARMS
 from lab.service.launcher import Launcher
 
@@ -89,6 +100,9 @@ STATISTICS = {"p50_us": "p50", "p99_us": "p99", "server_us_p50": "server"}  # ke
 QUICK = {"runs": 2, "aa_runs": 2, "window_s": 2.0}
 FULL = {"runs": 40, "aa_runs": 10, "window_s": 8.0}
 LOAD_KEYS = ("idle_share", "steal_share")
+EXAMPLE_PAIR = Switchback(NONE, NONE)  # the run whose requests are kept: the first A/A run
+EXAMPLE_COLUMNS = {"arrival_us": np.uint32, "arm": np.uint8, "latency_us": np.int32,
+                   "status": np.uint16}  # fmt: skip
 
 
 def plan(runs: int, aa_runs: int, seed: int) -> list[tuple[int, Switchback, str]]:
@@ -158,7 +172,8 @@ class Bench:
                 service.port, seconds, SATURATION_CONNECTIONS, self.cpu
             )
 
-    def run(self, index: int, pair: Switchback, first_arm: str) -> dict:
+    def run(self, index: int, pair: Switchback, first_arm: str) -> tuple[dict, dict]:
+        """(the run's summary, its columns)."""
         options = self.options
         seed = switchback_seed(BENCH, index, options["rate_multiple"])
         found = {"pair": pair.name, "index": index, "seed": seed, "first_arm": first_arm,
@@ -190,7 +205,7 @@ class Bench:
             load_after=trimmed_load(load_snapshot(self.cpu)),
             probe_after=self._probe(),
         )
-        return found
+        return found, columns
 
 
 def progress_line(number: int, total: int, run: dict) -> str:
@@ -240,9 +255,12 @@ def run_bench(cpu=1, runs=40, aa_runs=10, window_s=8.0, rate_multiple=0.5,
         bench.options = {"rate_multiple": rate_multiple,
                          "arrival_rate": rate_multiple * saturation, "window_s": window_s,
                          "slice_s": slice_s, "drain_s": drain_s}  # fmt: skip
-        done = []
+        done, example = [], None
         for number, (index, pair, first_arm) in enumerate(planned, start=1):
-            done.append(bench.run(index, pair, first_arm))
+            summary, columns = bench.run(index, pair, first_arm)
+            done.append(summary)
+            if example is None and pair == EXAMPLE_PAIR:
+                example = (summary, columns)
             print(progress_line(number, len(planned), done[-1]), flush=True)
     counts = {pair: runs for pair in COMPARISONS} | {pair: aa_runs for pair in CONTROLS}
     return {
@@ -256,11 +274,40 @@ def run_bench(cpu=1, runs=40, aa_runs=10, window_s=8.0, rate_multiple=0.5,
         "shielded": shielded,
         "probe": getattr(probe, "__name__", None),
         "seed": seed,
+        "rule": told_apart(),
         "saturation_S": saturation,
         "saturation_measured": measured,
         **bench.options,
         "pairs": [{**pair.as_dict(), "runs": count} for pair, count in counts.items()],
         "runs": done,
+        "example": example,  # (summary, columns): main writes its file and replaces it
+    }
+
+
+def example_file(out: Path) -> Path:
+    """Where the example run's requests go: beside the JSON, `<stem>.example.run.zip`."""
+    return out.with_name(f"{out.stem}.example{codec.SUFFIX}")
+
+
+def write_example(out: Path, example: tuple[dict, dict] | None) -> dict | None:
+    """Write one run's requests (arrival, arm, latency, status; exact) beside the JSON and
+    return what the JSON says of it; None when no A/A run was made."""
+    if example is None:
+        return None
+    summary, columns = example
+    path = example_file(out)
+    kept = {name: np.asarray(columns[name]).astype(dtype)
+            for name, dtype in EXAMPLE_COLUMNS.items()}  # fmt: skip
+    meta = {"kind": "switchback", "what": "one switchback run's requests (bench/switchback.json)",
+            "pair": summary["pair"], "index": summary["index"], "seed": summary["seed"],
+            "first_arm": summary["first_arm"], "slices": summary["slices"]}  # fmt: skip
+    codec.write_run(path, meta, kept)
+    return {
+        "file": path.name,
+        "sha256": codec.sha256_bytes(path.read_bytes()),
+        "pair": summary["pair"],
+        "index": summary["index"],
+        "requests": int(len(kept["arrival_us"])),
     }
 
 
@@ -300,6 +347,7 @@ def main(argv=None) -> int:
         sys.argv[1:] if argv is None else argv
     )
     args.out.parent.mkdir(parents=True, exist_ok=True)
+    found["example"] = write_example(args.out, found["example"])
     args.out.write_text(json.dumps(found, indent=1, sort_keys=True, allow_nan=False) + "\n")
     print(json.dumps(first_look(found["runs"]), indent=1))
     return 0

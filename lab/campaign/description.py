@@ -18,11 +18,14 @@ from lab.design import (
     QUIET_OTHER_CORE_IDLE_SHARE,
     QUIET_RATE,
     RUN_BYTES,
+    SAME_WITHIN_CONFIDENCE,
     SLOW_RUN_KINDS,
     SLOW_RUN_MAX_ATTEMPTS,
     SLOW_RUN_SELECTION,
     SLOW_RUN_TEXT,
     SLOW_RUN_THRESHOLD,
+    TOLD_APART_CONFIDENCE,
+    TOLD_APART_DELTA,
     TOLD_APART_RULE,
     TOLD_APART_TEXT,
     Profile,
@@ -50,7 +53,7 @@ def rules(profile: Profile) -> dict:
     profile ran them."""
     return {
         "keeps_up_share": KEEPS_UP_SHARE,
-        "told_apart": {"rule": TOLD_APART_RULE, "text": TOLD_APART_TEXT},
+        "told_apart": told_apart(),
         "quiet": {
             "idle_share": QUIET_IDLE_SHARE,
             "other_core_idle_share": QUIET_OTHER_CORE_IDLE_SHARE,
@@ -58,6 +61,18 @@ def rules(profile: Profile) -> dict:
             "tries": profile.quiet_tries,
         },
         "slow_runs": slow_runs(profile),
+    }
+
+
+def told_apart() -> dict:
+    """The told-apart rule (lab/design.py, the 2026-12-01 note): its name and words, the two
+    confidence levels and δ per statistic in log units (p50, p99, server, throughput)."""
+    return {
+        "rule": TOLD_APART_RULE,
+        "text": TOLD_APART_TEXT,
+        "confidence": TOLD_APART_CONFIDENCE,
+        "same_within_confidence": SAME_WITHIN_CONFIDENCE,
+        "delta": dict(TOLD_APART_DELTA),
     }
 
 

@@ -284,6 +284,9 @@ METRICS = (("p50_ms", "p50", "ms"), ("p99_ms", "p99", "ms"), ("throughput", "thr
 
 
 def verdict_line(label: str, diff: dict, rounds: int) -> str:
+    if "verdict" in diff:  # a campaign judged by the interval rule (issue 28)
+        side = f", {diff['direction']}" if diff["told_apart"] else ""
+        return f"{label}: {diff['verdict']}{side} (by the campaign's interval rule)"
     if diff["told_apart"]:
         return f"{label}: told apart, {diff['direction']} (all {rounds} rounds agree in sign)"
     return f"{label}: not told apart (the rounds do not all agree in sign)"
