@@ -13,8 +13,14 @@ help:  ## list the targets
 $(VENV)-uv/bin/uv:
 	$(PYTHON_VERSION) -m venv $(VENV)-uv && $(VENV)-uv/bin/pip install -q uv==$(UV_VERSION)
 
+# Bytecode compiled at install and written as modules are imported: a machine that sets
+# PYTHONDONTWRITEBYTECODE would otherwise compile scikit-learn, pandas and the rest from
+# source in every process (10 s to import them instead of 4 s), and pytest would rewrite
+# every test module's asserts again in every run.
+unexport PYTHONDONTWRITEBYTECODE
+
 $(VENV)/.synced: pyproject.toml uv.lock | $(UV)
-	$(UV) sync --frozen --python $(PYTHON_VERSION)
+	$(UV) sync --frozen --compile-bytecode --python $(PYTHON_VERSION)
 	touch $@
 
 setup: $(VENV)/.synced  ## a .venv with the locked versions (idempotent)
@@ -62,7 +68,7 @@ perf:  ## Linux perf for the scheduler-trace test (apt-get, as root, when missin
 TEST_BUILDS := .cache/test-builds
 FAST_TIER := not (browser or fulldata or campaign or process)
 
-test-fast: setup data  ## the one-minute loop: the fast tier, on two workers
+test-fast: setup  ## the one-minute loop: the fast tier, on two workers
 	$(PY) -m pytest -n 2 -q -m "$(FAST_TIER)" --durations=10
 
 test: setup data vendor browser shellcheck perf check  ## run every test (after `make check`)

@@ -938,6 +938,19 @@ def check_told_apart_rule(data: dict, results: dict, check) -> None:
             check.dig(results, ("design", "told_apart", key), value)
 
 
+def intervals_inline(results: dict) -> bool:
+    """Whether the grid's intervals were read in already (a copy written back whole, as the
+    tests' altered results are, carries them inline and names a table that is not beside it)."""
+    return any(
+        "interval" in diff
+        for baselines in (results.get("paired") or {}).values()
+        for rates in baselines.values()
+        for metrics in rates.values()
+        for diff in metrics.values()
+        if isinstance(diff, dict)
+    )
+
+
 def with_table(results: dict, results_path: Path) -> dict:
     """results.json with the tables published beside it read back in, as the pages and charts
     saw them: the simulator's per-cell table (`simulation.table`) into `simulation.settings`,
@@ -954,7 +967,7 @@ def with_table(results: dict, results_path: Path) -> dict:
         kept = {key: value for key, value in speed.items() if key != "attempts_table"}
         results["speed_probe"] = dict(kept, **table)
     told_apart = (results.get("design") or {}).get("told_apart") or {}
-    if told_apart.get("table"):
+    if told_apart.get("table") and not intervals_inline(results):
         table = json.loads((results_path.parent / told_apart["table"]).read_text())
         for name, baselines in table.get("paired", {}).items():
             for baseline, rates in baselines.items():

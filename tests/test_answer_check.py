@@ -7,6 +7,7 @@ the way today's open-loop client records it (only each run's meta.json changed).
 Run: `.venv/bin/pytest tests/test_answer_check.py`
 """
 
+import copy
 import dataclasses
 import json
 import shutil
@@ -55,11 +56,12 @@ def add_check(path: Path, differing: int = 0) -> int:
     return compared
 
 
-@pytest.fixture
-def checked_raw(tmp_path) -> tuple[Path, dict]:
+@pytest.fixture(scope="module")
+def checked_raw(tmp_path_factory) -> tuple[Path, dict]:
     """A copy of the fixture whose Part B runs all carry the check; the last run found two
-    answers that differ. Returns (raw folder, what was written)."""
-    raw = tmp_path / "raw"
+    answers that differ, made once for the module (tests only read it). Returns (raw folder,
+    what was written)."""
+    raw = tmp_path_factory.mktemp("checked") / "raw"
     shutil.copytree(RAW, raw)
     files = part_b_files(raw)
     compared = [add_check(path) for path in files[:-1]]
@@ -73,6 +75,15 @@ def build(raw: Path, out: Path) -> dict:
     build_site(raw, None, out, SOURCES)
     path = out / "assets" / "data" / "results.json"
     return report.with_table(json.loads(path.read_text()), path)
+
+
+@pytest.fixture(scope="module")
+def checked_build(checked_raw, tmp_path_factory) -> tuple[Path, dict]:
+    """(the built folder, its results) of the checked copy, built once for the module; a
+    test that alters the results alters a copy of its own (`copy.deepcopy`)."""
+    raw, _ = checked_raw
+    out = tmp_path_factory.mktemp("checked-out")
+    return out, build(raw, out)
 
 
 def rendered(results: dict, raw: Path) -> dict[str, str]:
@@ -114,9 +125,9 @@ def test_a_campaign_without_the_check_says_so_and_has_no_figures(tmp_path, capsy
 # --- a campaign whose runs carry the check ------------------------------------------------------
 
 
-def test_the_answers_checked_are_totalled_and_the_differing_run_named(checked_raw, tmp_path):
+def test_the_answers_checked_are_totalled_and_the_differing_run_named(checked_raw, checked_build):
     raw, written = checked_raw
-    results = build(raw, tmp_path / "out")
+    _, results = checked_build
     check = results["answer_check"]
     assert check["runs"] == check["runs_checked"] == written["runs"]
     assert check["runs_unchecked"] == 0
@@ -131,9 +142,11 @@ def test_the_answers_checked_are_totalled_and_the_differing_run_named(checked_ra
     assert results["machinery"]["answer_clocks"] == {"kernel receive timestamp": written["runs"]}
 
 
-def test_the_pages_say_how_many_answers_were_compared_and_how_many_differed(checked_raw, tmp_path):
+def test_the_pages_say_how_many_answers_were_compared_and_how_many_differed(
+    checked_raw, checked_build
+):
     raw, written = checked_raw
-    results = build(raw, tmp_path / "out")
+    _, results = checked_build
     shown = rendered(results, raw)
     said = f"{written['compared']:,} answers compared to the single-row score,\n2 differed"
     for page in ("part-b.md", "lab.md"):
@@ -146,10 +159,10 @@ def test_the_pages_say_how_many_answers_were_compared_and_how_many_differed(chec
     assert "Below is **today's** timer" in shown["part-b.md"]
 
 
-def test_the_report_recounts_the_answers_and_passes(checked_raw, tmp_path, capsys):
+def test_the_report_recounts_the_answers_and_passes(checked_raw, checked_build, capsys):
     raw, written = checked_raw
-    build(raw, tmp_path / "out")
-    assert report.main(raw, None, tmp_path / "out" / "assets" / "data" / "results.json") == 0
+    out, _ = checked_build
+    assert report.main(raw, None, out / "assets" / "data" / "results.json") == 0
     out = capsys.readouterr().out
     assert f"{written['compared']:,} answers compared with the single-row score" in out
     assert "machinery: second" in out
@@ -186,9 +199,11 @@ ALTERED = {
 
 
 @pytest.mark.parametrize("what", sorted(ALTERED))
-def test_the_report_fails_naming_an_altered_count(what, checked_raw, tmp_path, capsys):
+def test_the_report_fails_naming_an_altered_count(
+    what, checked_raw, checked_build, tmp_path, capsys
+):
     raw, _ = checked_raw
-    results = build(raw, tmp_path / "out")
+    results = copy.deepcopy(checked_build[1])
     change, named = ALTERED[what]
     change(results)
     code, line = report_line(raw, results, tmp_path, capsys)
