@@ -621,3 +621,21 @@ TOLD_APART_TEXT = (
     "resolved, with the smallest difference the design could resolve (the 95% interval's "
     "half-width)."
 )
+
+# --- 2026-12-01, before the third full campaign: the slow-run rule on evidence (issue 28) -----
+# full-20261130's 143 re-runs (Part B 132, Part C 8, Part A 3) took 38 of its 176 min. Part B:
+# 87 runs use a later attempt, 63 a passing one; 31 never passed (00:30-01:04 79% of attempts
+# probed slow). Replaced runs spent 3.5% more service CPU per answer than their cell's median,
+# passing re-runs 2.0%, never-passing ones 19% -> 24%. Cell medians did not move (p90 |change|
+# 0.044 log for p50); kept-up cells' between-round log-SD of p50 stayed 0.073; 19 of 588 verdicts
+# flipped (12 gained, 7 lost), no cost verdict. The probe explains 43% of a run's CPU per answer
+# (r 0.65) and missed a 2.3x-slow run; ready_us p50 against its rate's median (r 0.85, precision
+# 0.82, recall 0.90) and client CPU per request (r 0.81) read the run's own seconds. Part A's
+# one-row call is 475.2 us with or without re-runs; Part C's moved 18%, no better. Decision: NO
+# re-runs for any kind (Part B, switchback, Part A, S, Part C; bits as before). One probe, after
+# the window, and ready_us p50 and client CPU per request against their rate's median are kept
+# in every run and shown as flags, never used to pick or drop a run (that would select results);
+# the interval over 8 paired rounds or 40 switchback runs carries the host's noise. Saves ~38 min.
+# It takes effect in the next profile written (the third full campaign's, issue 29); the first
+# two campaigns keep SLOW_RUN_KINDS above, the rule they ran under, as their campaign.json froze
+# it. The figures: /work/analysis (c_slow_rule.py over full-20261130's raw files).
