@@ -281,10 +281,6 @@
       const element = entry.target;
       if (!entry.isIntersecting) continue;
       element.dataset.near = "1";
-      // A link that asked for a point on this chart counts as the reader's wish to see it.
-      // Checked here too, not only at mount: after an instant navigation the address
-      // changes after the page is swapped, so at mount it may still be the old page's.
-      if (!interacted && askedPoints(element).length) interacted = true;
       if (interacted && !element.dataset.state) draw(element);
     }
   }
@@ -341,8 +337,14 @@
       figure.addEventListener("change", onSteer);
       figure.addEventListener("pointerenter", onInteraction, { once: true });
       figure.addEventListener("focusin", onInteraction, { once: true });
-      if (askedPoints(element).length) interacted = true; // a link asked for a point: draw it
       nearObserver.observe(element);
+      // A link asked for a point on this chart: draw it now, not when the observer says it is
+      // near (after an instant navigation to its #anchor that report can be missed, and the
+      // reader came for this very chart).
+      if (askedPoints(element).length) {
+        interacted = true;
+        draw(element);
+      }
     }
     listenForInteraction();
   }
