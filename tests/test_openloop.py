@@ -113,11 +113,21 @@ def test_cli_at_a_low_rate_answers_everything_near_the_service_time(
 def test_well_above_saturation_latency_grows_and_the_client_keeps_its_schedule(
     service, quick_saturation, request_ids
 ):
-    window_s = 1.0
     arrival_rate = 3 * quick_saturation
+    # Long enough for the backlog, (rate − S) × window, to pass the client's connections by
+    # half again, so later requests must wait for one: 1 s on a quick host, longer on a slow
+    # one (at S = 101 answers/s, 1 s made 303 requests for 512 connections and none waited).
+    connections = 512
+    window_s = max(1.0, 1.5 * connections / (arrival_rate - quick_saturation))
     schedule = arrivals.poisson_arrivals(arrival_rate, window_s, seed=11)
     columns, stats = run_open_loop(
-        service.host, service.port, schedule, request_ids, drain_s=30.0, window_s=window_s
+        service.host,
+        service.port,
+        schedule,
+        request_ids,
+        connections=connections,
+        drain_s=30.0,
+        window_s=window_s,
     )
     # Every request was sent and answered: nothing dropped, the queue drained.
     assert stats["answered"] == stats["requests"] == len(schedule)
