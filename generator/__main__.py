@@ -86,7 +86,8 @@ def build(args) -> int:
 
 
 def figures(args) -> int:
-    from generator import load, results
+    from generator.arithmetic import results
+    from generator.reading import load
 
     chosen = load.choose_campaign(args.raw, args.campaign)
     built = results.build_results(chosen)
@@ -96,15 +97,15 @@ def figures(args) -> int:
 
 
 def report(args) -> int:
-    from generator import report as checker
+    from generator.report import checks as checker
 
     path = args.results or args.out / "assets" / "data" / "results.json"
     return checker.main(args.raw, args.campaign, path, args.bench)
 
 
 def main(argv=None) -> int:
-    from generator.load import DataError
-    from generator.pages import PageError
+    from generator.pages.render import PageError
+    from generator.reading.load import DataError
 
     args = parse(argv)
     try:

@@ -54,8 +54,8 @@ def on_config(config, **kwargs):
 
 def on_pre_build(config, **kwargs):
     from generator.build import build_site, site_sources
-    from generator.load import DataError
-    from generator.pages import PageError
+    from generator.pages.render import PageError
+    from generator.reading.load import DataError
 
     missing = [line for pin in vendor.SITE_PINS for line in vendor.problems(pin)]
     if missing:

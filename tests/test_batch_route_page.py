@@ -13,8 +13,9 @@ from pathlib import Path
 
 import pytest
 
-from generator import report, stats
+from generator.arithmetic import stats
 from generator.build import SITE, build_site
+from generator.report import checks as report
 from lab.rawformat import codec
 
 ROOT = Path(__file__).resolve().parents[1]

@@ -16,10 +16,14 @@ from pathlib import Path
 
 import pytest
 
-from generator import charts, figures, load, pages, report_figures
 from generator.__main__ import main
+from generator.arithmetic import figures
 from generator.build import SITE, Sources, build_site
-from generator.description import SIDECAR
+from generator.charts import measured as charts
+from generator.pages import render as pages
+from generator.reading import load
+from generator.reading.description import SIDECAR
+from generator.report import figures as report_figures
 from lab.rawformat import codec
 
 FIXTURE = Path(__file__).resolve().parent / "fixtures"

@@ -15,7 +15,8 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from generator import report_attempts, stats
+from generator.arithmetic import stats
+from generator.report import attempts as report_attempts
 from lab.campaign.probe import PROBE_PARTS, ProbeWorker, reference_of, slowness, spread
 
 pytestmark = pytest.mark.usefixtures("processes")  # real processes: the process tier

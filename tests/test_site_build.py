@@ -20,7 +20,7 @@ from pathlib import Path
 
 import pytest
 
-from generator import load
+from generator.reading import load
 from tests.support.sitebuild import FIXTURE_RAW, at_once, mkdocs_build, raw_dir
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -283,9 +283,11 @@ def test_a_runtime_file_altered_or_missing_is_refused(tmp_path, monkeypatch):
 
 def test_pages_render_when_every_named_figure_is_absent(site):
     """A campaign with rounds missing lacks figures; pages must say so, not fail the build."""
-    from generator import pages, report, report_compare
     from generator.build import SITE
-    from generator.description import read_description
+    from generator.pages import render as pages
+    from generator.reading.description import read_description
+    from generator.report import checks as report
+    from generator.report import compare as report_compare
 
     # as the pages saw it: the tables published beside results.json read back in
     path = site / "assets" / "data" / "results.json"
