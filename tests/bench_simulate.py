@@ -19,7 +19,7 @@ import time
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parent.parent
-sys.path.insert(0, str(ROOT))
+sys.path.insert(0, str(ROOT))  # run as a file, not a module: the repository root is not on sys.path
 
 from generator.arithmetic import results  # noqa: E402
 from generator.reading import load  # noqa: E402

@@ -29,6 +29,7 @@ from lab import design
 from lab.bench import switchback as bench
 from lab.campaign.description import told_apart
 from lab.rawformat import codec
+from tests.support.modules import load_explorer
 
 FIXTURE = Path(__file__).resolve().parent / "fixtures"
 RAW, PAGES, BENCH = FIXTURE / "raw", FIXTURE / "pages", FIXTURE / "bench"
@@ -440,12 +441,7 @@ def test_the_charts_are_drawn_only_from_the_switchback_section(switchback):
 
 
 def test_the_explorer_names_the_rule_a_campaign_ran_under():
-    import importlib.util
-
-    path = FIXTURE.parents[1] / "site_src" / "explorer" / "explorer.py"
-    spec = importlib.util.spec_from_file_location("explorer_for_verdicts", path)
-    explorer = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(explorer)
+    explorer = load_explorer()
     rounds_rule = {"told_apart": True, "direction": "lower", "rounds": [0, 1]}
     assert "agree in sign" in explorer.verdict_line("p99", rounds_rule, 2)
     interval = dict(rounds_rule, told_apart=False, verdict=intervals.NOT_RESOLVED)
