@@ -13,19 +13,19 @@ and the report read them, and results.json, which the explorer loads on every vi
 within its budget.
 """
 
-from generator.arithmetic import stats
 from generator.reading.load import Campaign, DataError, need, read_meta
+from lab.rawformat import slowrun
 
 PROBES = ("probe_before", "probe_after")
 
 
 def probe_slowness(meta: dict, moment: str, reference: dict, path) -> float:
     probe = need(meta, moment, path)
-    for part in stats.PROBE_PARTS:
+    for part in slowrun.PROBE_PARTS:
         value = need(probe, part, path)
         if not isinstance(value, int | float) or value <= 0:
             raise DataError(f"{path}: field '{moment}.{part}' is {value!r}, expected µs > 0")
-    return stats.slowness(probe, reference)
+    return slowrun.slowness(probe, reference)
 
 
 def attempt_record(meta: dict, path, reference: dict, threshold: float) -> dict:
@@ -36,7 +36,7 @@ def attempt_record(meta: dict, path, reference: dict, threshold: float) -> dict:
         "at": need(meta, "probe_before.at", path),
         "before": before,
         "after": after,
-        "slow": stats.attempt_is_slow(before, after, threshold),
+        "slow": slowrun.attempt_is_slow(before, after, threshold),
         "quiet": bool(quiet.get("quiet")),
     }
 
@@ -50,7 +50,7 @@ def run_decision(campaign: Campaign, entry: dict, rule: dict, reference: dict) -
     applies = entry["kind"] in rule["kinds"]
     slow = [record["slow"] for record in records]
     worst = [max(record["before"], record["after"]) for record in records]
-    chosen = stats.chosen_attempt(worst, slow, applies)
+    chosen = slowrun.chosen_attempt(worst, slow, applies)
     return {
         "records": records,
         "slow": slow,
@@ -111,7 +111,7 @@ def section(campaign: Campaign, rule: dict, decisions: dict) -> dict:
         "calibration": {
             "made_at": calibration.get("made_at"),
             "probes": len(calibration["probes"]),
-            "slowness": [stats.slowness(p, reference) for p in calibration["probes"]],
+            "slowness": [slowrun.slowness(p, reference) for p in calibration["probes"]],
         },
         "attempts": {
             "run_id": [run_id for _, run_id, _ in order],

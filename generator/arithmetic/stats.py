@@ -414,35 +414,6 @@ def quiet(records: list[dict]) -> dict:
     }
 
 
-# --- the speed probe and the slow-run rule -------------------------------------------
-
-PROBE_PARTS = ("python_us", "model_us", "memory_us")
-
-
-def slowness(probe: dict, reference: dict) -> float:
-    """How much slower than the reference a probe ran: the geometric mean of its parts'
-    ratios to the reference (1.0 = reference speed, 1.25 = 25% slower)."""
-    logs = [math.log(probe[part] / reference[part]) for part in PROBE_PARTS]
-    return math.exp(sum(logs) / len(logs))
-
-
-def attempt_is_slow(before: float, after: float, threshold: float) -> bool:
-    """The rule: slow when the probe before or the probe after is above 1 + threshold."""
-    return max(before, after) > 1 + threshold
-
-
-def chosen_attempt(worst: list[float], slow: list[bool], rule_applies: bool) -> int:
-    """The attempt (1-based) the rule uses: the first not slow; when every one was slow, the
-    one whose slower probe was least slow (the earliest on a tie); attempt 1 where the rule
-    does not apply (the bit check)."""
-    if not rule_applies:
-        return 1
-    for number, was_slow in enumerate(slow, start=1):
-        if not was_slow:
-            return number
-    return 1 + worst.index(min(worst))
-
-
 def spread(values: list) -> dict | None:
     """min, max and (max - min) / median of finite values; None when any is infinite or
     fewer than one value is given (a spread of never-answered latencies means nothing)."""
