@@ -27,10 +27,11 @@ from generator.arithmetic import (
     verdicts,
 )
 from generator.reading.load import Campaign, DataError, need, read_meta, read_run
+from lab.rawformat.kinds import published_kinds
 from lab.rawformat.names import NONE, rate_key, record_name, setting_name
 
 SCHEMA_VERSION = 1
-PUBLISHED_KINDS = ("part_a", "bits", "saturation", "part_b", "part_c")
+PUBLISHED_KINDS = published_kinds()  # lab/rawformat/kinds.py
 
 
 def setting_record(entry: dict, where) -> dict:

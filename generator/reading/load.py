@@ -14,72 +14,8 @@ from pathlib import Path
 
 from generator.reading.description import Description, DescriptionError, read_description
 from lab.rawformat import codec
+from lab.rawformat.kinds import KINDS
 
-# Meta fields (dotted = nested) and column groups (equal length within a group) per kind.
-REQUIRED_META = {
-    "part_a": ("run_index", "calls_per_size"),
-    "bits": ("rows", "sizes", "results"),
-    "saturation": (
-        "run_index",
-        "connections",
-        "counted_s",
-        "stats.throughput",
-        "stats.answers",
-        "stats.errors",
-    ),
-    "part_b": (
-        "round",
-        "rate_multiple",
-        "arrival_rate",
-        "window_s",
-        "setting.batcher",
-        "setting.max_batch",
-        "setting.max_wait_ms",
-        "setting.name",
-    ),
-    "part_c": (
-        "run_index",
-        "records",
-        "chunks",
-        "bits.mismatches",
-        "bits.errors",
-        "bits.all_equal",
-        "breakdown.batch_records",
-        "example_exchange.request_body",
-        "example_exchange.response_body",
-        "example_exchange.status",
-        "example_exchange.record_kinds",
-    ),
-}
-REQUIRED_COLUMNS = {
-    "part_a": (("size", "call_ns"),),
-    "part_b": (
-        (
-            "arrival_us",
-            "send_lag_us",
-            "latency_us",
-            "status",
-            "batch_size",
-            "ready_us",
-            "queued_us",
-            "model_us",
-        ),
-        ("batches_size", "batches_first_wait_us"),
-    ),
-    "part_c": (
-        (
-            "method_chunk",
-            "method_records",
-            "method_calls",
-            "method_wall_ns",
-            "method_errors",
-            "method_mismatches",
-        ),
-        ("breakdown_route", "breakdown_records", "breakdown_round_trip_us", "breakdown_outside_us")
-        + tuple(f"breakdown_{s}_us" for s in ("ready", "queued", "parse", "validate", "lookup"))
-        + tuple(f"breakdown_{s}_us" for s in ("model", "serialize")),
-    ),
-}
 CAMPAIGN_FIELDS = ("campaign", "profile", "design")
 
 
@@ -278,9 +214,10 @@ def read_run(path: Path, kind: str | None = None) -> tuple[dict, dict]:
     actual = need(meta, "kind", path)
     if kind is not None and actual != kind:
         raise DataError(f"{path}: field 'kind' is {actual!r}, the schedule says {kind!r}")
-    for name in REQUIRED_META.get(actual, ()):
+    known = KINDS.get(actual)  # its meta fields and column groups (lab/rawformat/kinds.py)
+    for name in known.meta if known else ():
         need(meta, name, path)
-    for group in REQUIRED_COLUMNS.get(actual, ()):
+    for group in known.columns if known else ():
         check_columns(path, columns, group)
     return meta, columns
 

@@ -33,6 +33,7 @@ from generator.report.checker import Checker, Disagreement
 from generator.report.explorer import check_explorer
 from generator.report.runs import load_campaign, middle, of_kind, part_b_cells, rank_percentile
 from lab.rawformat import codec
+from lab.rawformat.kinds import published_kinds
 from lab.rawformat.names import rate_key, record_name
 
 # published per cell only, not per round (see SCHEMA.md)
@@ -52,6 +53,14 @@ CELL_ONLY = (
 def check_missing(data, results, check, say):
     absent = sorted(e["run_id"] for e in data["schedule"] if e["run_id"] not in data["runs"])
     check.same("missing", sorted(m["run_id"] for m in results["missing"]), absent)
+    # the kinds results.json has no section for are counted (lab/rawformat/kinds.py names them)
+    others = {}
+    for entry in data["schedule"]:
+        if entry["kind"] not in published_kinds():
+            others[entry["kind"]] = others.get(entry["kind"], 0) + 1
+    check.same("other_kinds (its kinds)", sorted(results["other_kinds"]), sorted(others))
+    for kind, count in others.items():
+        check.dig(results, ("other_kinds", kind), count)
     say(
         f"runs: {len(data['schedule'])} scheduled, {len(absent)} missing"
         + (f" ({', '.join(absent[:5])}{' …' if len(absent) > 5 else ''})" if absent else "")
