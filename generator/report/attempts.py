@@ -1,4 +1,5 @@
-"""The report's own reading of the slow-run rule (not generator/arithmetic/attempts.py or stats.py).
+"""The report's own reading of the slow-run rule (not lab/rawformat/slowrun.py, which the lab and
+the build share).
 
 From the raw files alone: every attempt file of every run (runs/<run_id>.run.zip,
 <run_id>@2.run.zip …), each attempt's probes against the campaign's reference (its own

@@ -1,4 +1,5 @@
-"""The report's own formulas for the named figures and guess verdicts (not figures.py).
+"""The report's own formulas for the named figures and guess verdicts (not the build's
+generator/arithmetic/figures.py).
 
 Works on what generator/report/checks.py recomputed from the raw files: Part A per-call medians,
 bit totals, S, and Part B cells of per-round metrics. It must give exactly the figure

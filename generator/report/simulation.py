@@ -123,7 +123,7 @@ def check_cells_again(sim, costs, data, cells, results, check, pairs) -> None:
     share, window = data["description"].keeps_up_share, results["design"]["window_s"]
     for name, key in pairs:
         cell, path = cells[(name, key)], ("simulation", "settings", name, "rates", key)
-        # the published arrival rate (report.py checked it against the raw runs): the
+        # the published arrival rate (checks.py checked it against the raw runs): the
         # generator simulated that rounded number, and Poisson draws follow every digit
         rate = results["part_b"]["settings"][name]["rates"][key]["arrival_rate"]
         runs = [sim.run(cell["cap"], cell["wait_ms"], rate, costs, window, seed,
