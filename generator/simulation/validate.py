@@ -221,7 +221,9 @@ def print_report(found: dict, results: dict) -> None:
 
 
 def main(argv=None) -> int:
-    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser = argparse.ArgumentParser(
+        prog="python -m generator.simulation", description=__doc__.splitlines()[0]
+    )
     parser.add_argument("--results", type=Path, required=True)
     parser.add_argument("--seeds", type=int, default=DEFAULT_SEEDS)
     parser.add_argument("--out", type=Path, help="write the whole comparison as JSON here")
