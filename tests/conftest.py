@@ -282,19 +282,27 @@ def site(served_site, patience):
 
 
 @pytest.fixture(scope="session")
-def tours(site, browser):
+def tours(site):
     """tours(viewport) -> [PageSeen]: a reader's tour of every page at that size
-    (tests/support/tour.py), made the first time a test asks, once per run."""
-    from tests.support.tour import tour
+    (tests/support/tour.py), once per run. The first test that asks starts every size's tour,
+    side by side on threads with a browser each, and waits for its own."""
+    from concurrent.futures import ThreadPoolExecutor
 
+    from tests.support.browser import VIEWPORTS
+    from tests.support.tour import tour_in_its_own_browser
+
+    pool = ThreadPoolExecutor(max_workers=len(VIEWPORTS), thread_name_prefix="tour")
     made = {}
 
     def of(viewport: str):
-        if viewport not in made:
-            made[viewport] = tour(browser, site[1], viewport)
-        return made[viewport]
+        if not made:
+            made.update(
+                {size: pool.submit(tour_in_its_own_browser, site[1], size) for size in VIEWPORTS}
+            )
+        return made[viewport].result()
 
-    return of
+    yield of
+    pool.shutdown(cancel_futures=True)
 
 
 @pytest.fixture(scope="module")

@@ -23,6 +23,8 @@ import pytest
 from site_src import vendor
 from tests.support.browser import (
     VIEWPORTS,
+    PatientBrowser,
+    launch,
     open_page,
     page_urls,
     read_through,
@@ -253,3 +255,18 @@ def tour(browser, base: str, viewport: str) -> list[PageSeen]:
         return [visit(context, base, url, source) for url in page_urls(base)]
     finally:
         context.close()
+
+
+def tour_in_its_own_browser(base: str, viewport: str) -> list[PageSeen]:
+    """`tour` in a chromium of its own, started on the calling thread (Playwright's sync API
+    belongs to the thread that started it): the two sizes' tours run side by side on two
+    threads, each mostly waiting on its own browser's processes, so the pair takes about as
+    long as one (the browser tier's longest work: 90 s each, one after the other, before)."""
+    from playwright.sync_api import sync_playwright
+
+    with sync_playwright() as started:
+        chromium = launch(started)
+        try:
+            return tour(PatientBrowser(chromium), base, viewport)
+        finally:
+            chromium.close()
