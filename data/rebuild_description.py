@@ -24,10 +24,10 @@ import sys
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parent.parent
-if str(ROOT) not in sys.path:
+if str(ROOT) not in sys.path:  # run as a file (`python data/rebuild_description.py`)
     sys.path.insert(0, str(ROOT))
 
-from generator import description  # noqa: E402 (the checker the generator reads it with)
+from generator.reading import description  # noqa: E402 (the checker the generator reads it with)
 
 TOLD_APART_WORDING = {"all rounds agree in sign": "all_rounds_agree_in_sign"}
 

@@ -1,8 +1,8 @@
 """Command line: `python -m generator build|report|figures [--campaign NAME] [--raw DIR]`.
 
 build   write docs/assets/data/results.json, docs/assets/charts/*.json, the pages and the
-        site's JS, CSS and explorer (--update-golden rebuilds the committed test fixture's
-        expected output instead)
+        site's JS, CSS and explorer (the tests' fixture has its own rebuild:
+        `python -m tests.support.golden`)
 report  recompute every published figure from the raw files and compare (exit 1 on the
         first disagreement)
 figures list the named figures of the campaign with their values
@@ -15,9 +15,8 @@ import sys
 import time
 from pathlib import Path
 
-from generator.build import ROOT, SITE, Sources
+from generator.build import ROOT, SITE
 
-FIXTURE = ROOT / "tests" / "fixtures"
 # The explorer loads results.json whole on every visit: a full campaign must fit. Raised from
 # 300,000 on 2026-12-01: full-20261130 with its speed probe's counts and the comparison's
 # facts is 302 KB (its tables of attempts and cells are in files of their own).
@@ -51,11 +50,6 @@ def parse(argv) -> argparse.Namespace:
         default=None,
         help="report: the benchmarks' folder (default: the one results.json names)",
     )
-    parser.add_argument(
-        "--update-golden",
-        action="store_true",
-        help="build: rebuild tests/fixtures/golden from the fixture campaign",
-    )
     return parser.parse_args(argv)
 
 
@@ -63,12 +57,6 @@ def build(args) -> int:
     from generator.build import build_site
 
     sources = dataclasses.replace(SITE, pages=args.pages)
-    if args.update_golden:  # the fixture's pages only: no static files, no reference box
-        args.raw, args.out, sources = (
-            FIXTURE / "raw",
-            FIXTURE / "golden",
-            Sources(FIXTURE / "pages"),
-        )
     started = time.perf_counter()
     summary = build_site(args.raw, args.campaign, args.out, sources)
     took = time.perf_counter() - started
@@ -86,7 +74,8 @@ def build(args) -> int:
 
 
 def figures(args) -> int:
-    from generator import load, results
+    from generator.arithmetic import results
+    from generator.reading import load
 
     chosen = load.choose_campaign(args.raw, args.campaign)
     built = results.build_results(chosen)
@@ -96,15 +85,15 @@ def figures(args) -> int:
 
 
 def report(args) -> int:
-    from generator import report as checker
+    from generator.report import checks as checker
 
     path = args.results or args.out / "assets" / "data" / "results.json"
     return checker.main(args.raw, args.campaign, path, args.bench)
 
 
 def main(argv=None) -> int:
-    from generator.load import DataError
-    from generator.pages import PageError
+    from generator.pages.render import PageError
+    from generator.reading.load import DataError
 
     args = parse(argv)
     try:

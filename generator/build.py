@@ -1,14 +1,14 @@
 """Build everything the site shows from one campaign: results.json, chart specs, pictures
-(docs/assets/pictures/*.svg, generator/drawings.py), pages and the site's static files, and
-the simulator checked against the campaign (generator/simulation.py: results.json's
+(docs/assets/pictures/*.svg, generator/charts/drawings.py), pages and the site's static files, and
+the simulator checked against the campaign (generator/simulation/validate.py: results.json's
 `simulation`, its per-cell table in assets/data/simulation.json; its runs cached in
 .cache/generator/ or LESSON_CACHE); with the machinery's benchmarks in data/bench/
-(results.json `bench`, generator/bench_files.py); and, for a full campaign, every other
-complete full campaign beside it cell by cell (generator/compare.py: results.json's
+(results.json `bench`, generator/arithmetic/bench_files.py); and, for a full campaign, every other
+complete full campaign beside it cell by cell (generator/arithmetic/compare.py: results.json's
 `comparison`, its cells in assets/data/comparison.json, the other campaigns' results in
 assets/data/campaigns/<name>.json for the explorer). The speed probe's table of attempts goes
-to assets/data/attempts.json (generator/attempts.py); under the interval rule, the grid's
-intervals to assets/data/intervals.json (generator/grid_verdicts.py).
+to assets/data/attempts.json (generator/arithmetic/attempts.py); under the interval rule, the grid's
+intervals to assets/data/intervals.json (generator/arithmetic/grid_verdicts.py).
 
 `build_site(raw_dir, campaign, out_dir, sources)` is the Python API (the MkDocs hook calls
 it with `site_sources(site_src)`); `python -m generator build` is the command. The campaign
@@ -23,24 +23,16 @@ import re
 from dataclasses import dataclass
 from pathlib import Path
 
-from generator import (
-    attempts,
-    bench_files,
-    cells_csv,
-    chart_style,
-    charts,
-    charts_simulation,
-    charts_switchback,
-    compare,
-    drawings,
-    grid_verdicts,
-    load,
-    pages,
-    results,
-    simulation,
-    simulation_cache,
-    svg,
-)
+from generator.arithmetic import attempts, bench_files, cells_csv, compare, grid_verdicts, results
+from generator.charts import drawings, svg
+from generator.charts import measured as charts
+from generator.charts import simulation as charts_simulation
+from generator.charts import style as chart_style
+from generator.charts import switchback as charts_switchback
+from generator.pages import render as pages
+from generator.reading import load
+from generator.simulation import cache as simulation_cache
+from generator.simulation import validate as simulation
 
 ROOT = Path(__file__).resolve().parent.parent
 RESULTS_PATH = Path("assets/data/results.json")
@@ -63,9 +55,9 @@ STATIC_SUFFIXES = {".js", ".mjs", ".css", ".py"}
 class Sources:
     """What a build renders from: the page templates, static folders copied as they are
     ((source folder, folder under the output), …), the reference box `ref()` quotes, the
-    what-ifs the simulator answers for the pages (generator/whatif.py) and `bench`, the folder
-    of the machinery's benchmarks the handler page reads (data/bench/,
-    generator/bench_files.py; None: no benchmarks shown)."""
+    what-ifs the simulator answers for the pages (generator/simulation/whatif.py) and `bench`, the
+    folder of the machinery's benchmarks the handler page reads (data/bench/,
+    generator/arithmetic/bench_files.py; None: no benchmarks shown)."""
 
     pages: Path
     static: tuple = ()

@@ -46,6 +46,7 @@ guesses it started with. Read by every part of the lab; imports only `lab.rawfor
 import math
 from dataclasses import dataclass
 
+from lab.rawformat.kinds import slow_run_kinds
 from lab.rawformat.names import setting_name
 
 
@@ -540,7 +541,7 @@ RUN_BYTES = {"part_a": 52_000, "bits": 2_000, "saturation": 30_000, "part_b": 60
              "part_c": 200_000, "switchback": 60_000}  # fmt: skip
 ARRIVALS_BYTES = 1_000_000
 SLOW_RUN_MAX_ATTEMPTS = 3
-SLOW_RUN_KINDS = ("part_a", "saturation", "part_b", "part_c")
+SLOW_RUN_KINDS = slow_run_kinds()  # part_a, saturation, part_b, part_c (lab/rawformat/kinds.py)
 SLOW_RUN_SELECTION = "first_not_slow_else_least_slow"
 SLOW_RUN_TEXT = (
     "A run attempt is slow when the speed probe right before or right after it ran more than "

@@ -26,16 +26,19 @@ from pathlib import Path
 
 from mkdocs.exceptions import PluginError
 
-ROOT = Path(__file__).resolve().parent.parent
-SITE_SRC = ROOT / "site_src"
+SITE_SRC = Path(__file__).resolve().parent  # this hook's own folder (a copy's, in a test)
+ROOT = SITE_SRC.parent
 RAW = Path(os.environ.get("LESSON_RAW") or ROOT / "data" / "raw")
 
-if str(ROOT) not in sys.path:  # the generator package lives at the repository root
+# MkDocs loads this file by its path: the generator package, at the repository root, is on
+# sys.path only when mkdocs runs from there.
+if str(ROOT) not in sys.path:
     sys.path.insert(0, str(ROOT))
 
 
 def load_vendor():
-    """site_src/vendor.py as a module (site_src is not a package)."""
+    """vendor.py beside this hook, as a module: by its path, because MkDocs loads the hook by
+    its path too, and a copied site (a test's) must check its own vendor/ folder."""
     spec = importlib.util.spec_from_file_location("site_vendor", SITE_SRC / "vendor.py")
     module = importlib.util.module_from_spec(spec)
     spec.loader.exec_module(module)
@@ -54,8 +57,8 @@ def on_config(config, **kwargs):
 
 def on_pre_build(config, **kwargs):
     from generator.build import build_site, site_sources
-    from generator.load import DataError
-    from generator.pages import PageError
+    from generator.pages.render import PageError
+    from generator.reading.load import DataError
 
     missing = [line for pin in vendor.SITE_PINS for line in vendor.problems(pin)]
     if missing:

@@ -19,9 +19,11 @@ import time
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parent.parent
-sys.path.insert(0, str(ROOT))
+sys.path.insert(0, str(ROOT))  # run as a file, not a module: the repository root is not on sys.path
 
-from generator import load, results, simulation  # noqa: E402
+from generator.arithmetic import results  # noqa: E402
+from generator.reading import load  # noqa: E402
+from generator.simulation import validate as simulation  # noqa: E402
 
 OUT = ROOT / "data" / "bench" / "simulate.json"
 SEEDS = range(5)

@@ -307,7 +307,6 @@ def rebuild_times() -> dict:
 def main() -> int:
     from playwright.sync_api import sync_playwright
 
-    sys.path.insert(0, str(ROOT))
     rebuild = rebuild_times()
     with tempfile.TemporaryDirectory() as folder:
         site_dir, port = Path(folder), site_tools.free_port()

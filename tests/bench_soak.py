@@ -28,7 +28,7 @@ from pathlib import Path
 import numpy as np
 
 ROOT = Path(__file__).resolve().parent.parent
-sys.path.insert(0, str(ROOT))
+sys.path.insert(0, str(ROOT))  # run as a file, not a module: the repository root is not on sys.path
 
 from lab import paths  # noqa: E402
 from lab.machine.cpu import TICKS  # noqa: E402

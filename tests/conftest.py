@@ -189,7 +189,7 @@ def tiny_campaign(tmp_path_factory, lab_artifacts) -> dict:
     import subprocess
     import sys
 
-    from generator import report
+    from generator.report import checks as report
     from tests.support.labrun import LabRunner
 
     raw = tmp_path_factory.mktemp("raw")

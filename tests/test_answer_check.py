@@ -15,10 +15,11 @@ from pathlib import Path
 
 import pytest
 
-from generator import pages, report
 from generator.__main__ import main
 from generator.build import SITE, build_site
-from generator.description import read_description
+from generator.pages import render as pages
+from generator.reading.description import read_description
+from generator.report import checks as report
 from lab.rawformat import codec
 from tests.support.rawfiles import rewrite_meta
 

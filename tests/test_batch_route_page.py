@@ -6,21 +6,21 @@ Built from the committed fixture campaign (cut from real raw data) with the real
 template. Run: `.venv/bin/pytest tests/test_batch_route_page.py`
 """
 
-import importlib.util
 import json
 import re
 from pathlib import Path
 
 import pytest
 
-from generator import report, stats
+from generator.arithmetic import stats
 from generator.build import SITE, build_site
+from generator.report import checks as report
 from lab.rawformat import codec
+from tests.support.modules import load_explorer
 
 ROOT = Path(__file__).resolve().parents[1]
 RAW = ROOT / "tests" / "fixtures" / "raw"
 PAGES = ROOT / "site_src" / "pages"
-EXPLORER = ROOT / "site_src" / "explorer" / "explorer.py"
 
 
 @pytest.fixture(scope="module")
@@ -111,10 +111,7 @@ def test_no_number_on_the_page_is_typed_in_the_template():
 
 
 def explorer():
-    spec = importlib.util.spec_from_file_location("site_explorer_batch", EXPLORER)
-    module = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(module)
-    return module
+    return load_explorer()
 
 
 def chunk_keys(results: dict) -> list[str]:

@@ -21,10 +21,11 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from generator import pages, report
 from generator.__main__ import main
 from generator.build import SITE, build_site
-from generator.description import read_description
+from generator.pages import render as pages
+from generator.reading.description import read_description
+from generator.report import checks as report
 from lab.bench import batcher as bench_batcher
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -374,7 +375,7 @@ def test_batcher_json_missing_a_measure_is_named(bench_copy, tmp_path):
     found = write_batcher(bench_copy)
     del found["summary"]["w1_overshoot_us"]
     (bench_copy / "batcher.json").write_text(json.dumps(found))
-    from generator.load import DataError
+    from generator.reading.load import DataError
 
     with pytest.raises(DataError, match=r"batcher\.json: missing field 'summary.w1_overshoot_us'"):
         build(tmp_path / "out", bench_copy)

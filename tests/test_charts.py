@@ -18,8 +18,13 @@ from pathlib import Path
 
 import pytest
 
-from generator import cells_csv, chart_html, chart_style, charts, report, standins
+from generator.arithmetic import cells_csv
 from generator.build import build_site
+from generator.charts import html as chart_html
+from generator.charts import measured as charts
+from generator.charts import standins
+from generator.charts import style as chart_style
+from generator.report import checks as report
 
 FIXTURE_RAW = Path(__file__).resolve().parent / "fixtures" / "raw"
 

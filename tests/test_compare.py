@@ -1,5 +1,5 @@
-"""Two campaigns cell by cell (generator/compare.py) and the report's check of it
-(generator/report_compare.py), on the committed fixture campaign (cut from real raw data):
+"""Two campaigns cell by cell (generator/arithmetic/compare.py) and the report's check of it
+(generator/report/compare.py), on the committed fixture campaign (cut from real raw data):
 compared with itself nothing is told apart; compared with a copy whose rounds were moved,
 every moved cell is; the report recomputes each side from the raw files and names an altered
 number. The site's comparison of the committed full campaigns is checked in
@@ -13,8 +13,12 @@ from pathlib import Path
 
 import pytest
 
-from generator import compare, load, report, report_compare, results, stats
+from generator.arithmetic import compare, results, stats
 from generator.build import published_comparison
+from generator.reading import load
+from generator.report import checker as report_checker
+from generator.report import compare as report_compare
+from generator.report import runs as report_runs
 
 RAW = Path(__file__).resolve().parent / "fixtures" / "raw"
 
@@ -28,7 +32,7 @@ def fixture_results() -> dict:
 @pytest.fixture(scope="module")
 def fixture_cells(fixture_results) -> dict:
     """The fixture's cells as the report recomputes them from the raw files."""
-    return report.part_b_cells(report.load_campaign(RAW, None, fixture_results))
+    return report_runs.part_b_cells(report_runs.load_campaign(RAW, None, fixture_results))
 
 
 def scaled(result: dict, metric: str, factor: float) -> dict:
@@ -134,7 +138,7 @@ def whole_against_itself(fixture_results) -> dict:
 
 
 def test_the_report_recomputes_both_sides_from_the_raw_files(fixture_results, fixture_cells):
-    checker, said = report.Checker(), []
+    checker, said = report_checker.Checker(), []
     whole = whole_against_itself(fixture_results)
     report_compare.check(RAW, fixture_cells, whole, checker, said.append)
     cells = len(whole["against"][0]["cells"])
@@ -169,8 +173,8 @@ def test_the_report_names_an_altered_comparison(fixture_results, fixture_cells, 
         if all(r["measured"]) and None not in r["p50_ms"]["values"]
     )  # fmt: skip
     change(row)
-    with pytest.raises(report.Disagreement, match=named):
-        report_compare.check(RAW, fixture_cells, whole, report.Checker(), lambda line: None)
+    with pytest.raises(report_checker.Disagreement, match=named):
+        report_compare.check(RAW, fixture_cells, whole, report_checker.Checker(), lambda line: None)
 
 
 def test_results_json_and_comparison_json_must_agree(fixture_results, tmp_path):

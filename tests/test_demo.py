@@ -12,7 +12,7 @@ import sys
 
 import pytest
 
-from generator import simulation
+from generator.simulation import validate as simulation
 from lab.paths import REPO
 
 pytestmark = pytest.mark.usefixtures("processes")  # real processes: the process tier

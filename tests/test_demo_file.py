@@ -16,7 +16,7 @@ from pathlib import Path
 
 import pytest
 
-from generator import simulation
+from generator.simulation import validate as simulation
 from tests.support.demo import demo_of
 
 GOLDEN = Path(__file__).resolve().parent / "fixtures" / "golden" / "assets" / "data"

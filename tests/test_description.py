@@ -12,7 +12,7 @@ from pathlib import Path
 
 import pytest
 
-from generator.description import SIDECAR, DescriptionError, read_description
+from generator.reading.description import SIDECAR, DescriptionError, read_description
 
 ROOT = Path(__file__).resolve().parent.parent
 RAW = ROOT / "data" / "raw"

@@ -7,7 +7,6 @@ tests check that Pyodide prints exactly what CPython prints.
 """
 
 import ast
-import importlib.util
 import json
 import re
 import sys
@@ -15,15 +14,10 @@ from pathlib import Path
 
 import pytest
 
+from tests.support.modules import load_explorer
+
 ROOT = Path(__file__).resolve().parent.parent
 EXPLORER_PATH = ROOT / "site_src" / "explorer" / "explorer.py"
-
-
-def load_explorer():
-    spec = importlib.util.spec_from_file_location("explorer", EXPLORER_PATH)
-    module = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(module)
-    return module
 
 
 explorer = load_explorer()

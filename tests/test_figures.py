@@ -11,7 +11,7 @@ from pathlib import Path
 
 import pytest
 
-from generator import figures
+from generator.arithmetic import figures
 from lab.rawformat.names import slug
 
 GOLDEN = Path(__file__).parent / "fixtures" / "golden" / "assets" / "data" / "results.json"

@@ -4,8 +4,8 @@ campaign's own description (rules, guesses, names) read from campaign.json or it
 strict templates, reference facts, the campaign choice, the filters and the chart specs.
 
 Run: `.venv/bin/pytest tests/test_generator.py`. After a deliberate change of output,
-rebuild the golden files with `.venv/bin/python -m generator build --update-golden` and
-review the diff.
+rebuild the golden files with `.venv/bin/python -m tests.support.golden` and review the
+diff.
 """
 
 import json
@@ -16,15 +16,18 @@ from pathlib import Path
 
 import pytest
 
-from generator import charts, figures, load, pages, report_figures
 from generator.__main__ import main
+from generator.arithmetic import figures
 from generator.build import SITE, Sources, build_site
-from generator.description import SIDECAR
+from generator.charts import measured as charts
+from generator.pages import render as pages
+from generator.reading import load
+from generator.reading.description import SIDECAR
+from generator.report import figures as report_figures
 from lab.rawformat import codec
+from tests.support.golden import GOLDEN, PAGES, RAW, build_fixture
 
-FIXTURE = Path(__file__).resolve().parent / "fixtures"
-RAW, PAGES, GOLDEN = FIXTURE / "raw", FIXTURE / "pages", FIXTURE / "golden"
-ROOT = FIXTURE.parents[1]
+ROOT = Path(__file__).resolve().parent.parent
 
 
 def campaign_dir(raw: Path = RAW) -> Path:
@@ -33,7 +36,7 @@ def campaign_dir(raw: Path = RAW) -> Path:
 
 
 def build(out: Path, raw: Path = RAW, pages_dir: Path = PAGES) -> dict:
-    return build_site(raw, None, out, Sources(pages_dir))
+    return build_fixture(out, raw, pages_dir)
 
 
 def tree(folder: Path) -> dict[str, bytes]:
@@ -101,7 +104,9 @@ def test_build_matches_the_golden_output(built):
     expected, actual = tree(GOLDEN), tree(built)
     assert sorted(actual) == sorted(expected), "files differ; see the module docstring"
     changed = [name for name in expected if expected[name] != actual[name]]
-    assert not changed, f"output changed: {changed}; if deliberate, run --update-golden"
+    assert not changed, (
+        f"output changed: {changed}; if deliberate, run `python -m tests.support.golden`"
+    )
 
 
 def test_build_twice_is_byte_identical_and_writes_nothing_new(built, tmp_path):

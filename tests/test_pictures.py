@@ -1,7 +1,7 @@
 """The pictures made from data: which real requests they show, drawn as SVG, checked again.
 
 On the committed full campaign (its quiet-rate Part B runs, read as they are): the build's
-picks (generator/pictures.py) and the report's own (generator/report_pictures.py) agree
+picks (generator/arithmetic/pictures.py) and the report's own (generator/report/pictures.py) agree
 leaf by leaf; an altered number is named; batches are grouped from the requests only when
 the grouping equals the batcher's own list; the chosen stretch is typical by the written
 rule; the clump check counts arrivals the slow way too. The drawings print the published
@@ -20,8 +20,13 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from generator import drawings, load, pictures, report, report_pictures, results, sources, stats
-from generator.report import Checker, Disagreement
+from generator.arithmetic import pictures, results, stats
+from generator.charts import drawings
+from generator.pages import sources
+from generator.reading import load
+from generator.report import pictures as report_pictures
+from generator.report import runs as report_runs
+from generator.report.checker import Checker, Disagreement
 from lab.rawformat.names import NONE, rate_key, record_name
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -58,7 +63,7 @@ def raw_data(campaign) -> dict:
     for entry in campaign.scheduled("part_b"):
         path = campaign.files.get(entry["run_id"])
         if path is not None and rate_key(entry["rate_multiple"]) == quiet:
-            runs[entry["run_id"]] = (entry, *report.read_run_file(path))
+            runs[entry["run_id"]] = (entry, *report_runs.read_run_file(path))
     return {"runs": runs, "description": campaign.description, "info": campaign.info}
 
 
@@ -195,7 +200,7 @@ def texts(svg: str) -> str:
 
 
 def test_the_drawings_print_the_published_values(published, drawn):
-    from generator.pages import ms, us
+    from generator.pages.render import ms, us
 
     line = published["pictures"]["timeline"]
     for name in line["settings"]:
@@ -264,7 +269,7 @@ def test_the_unfilled_first_wait_leaves_full_batches_out():
     assert metrics["full_batch_share"] == 0.5
     assert metrics["first_wait_unfilled_us_p50"] == 10_300  # rank 1 of [10.3, 10.5] ms
     assert metrics["first_wait_us_p50"] == 6_000  # over all batches: less than W = 10 ms
-    mine = report.timer_waits([4_000, 10_300, 6_000, 10_500], [8, 3, 8, 5], {"max_batch": 8})
+    mine = report_runs.timer_waits([4_000, 10_300, 6_000, 10_500], [8, 3, 8, 5], {"max_batch": 8})
     assert mine == {"full_batch_share": 0.5, "first_wait_unfilled_us_p50": 10_300}
     assert "full_batch_share" not in stats.queue_metrics(columns)  # no cap, no claim
 

@@ -15,8 +15,14 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from generator import report_attempts, stats
+from generator.arithmetic import attempts as build_attempts
+from generator.arithmetic import stats
+from generator.report import attempts as report_attempts
+from lab.campaign import attempts as lab_attempts
+from lab.campaign import probe as probe_module
+from lab.campaign import speed
 from lab.campaign.probe import PROBE_PARTS, ProbeWorker, reference_of, slowness, spread
+from lab.rawformat import slowrun
 
 pytestmark = pytest.mark.usefixtures("processes")  # real processes: the process tier
 
@@ -47,10 +53,16 @@ def test_a_probe_process_that_died_is_started_again(worker):
 
 
 @given(PROBES, PROBES)
-def test_the_lab_the_generator_and_the_report_compute_the_same_slowness(probe, reference):
-    lab = slowness(probe, reference)
-    assert stats.slowness(probe, reference) == pytest.approx(lab, rel=1e-12)
-    assert report_attempts.slow_factor(probe, reference) == pytest.approx(lab, rel=1e-9)
+def test_the_shared_rule_and_the_report_compute_the_same_slowness(probe, reference):
+    """The lab and the build share one rule (lab/rawformat/slowrun.py); the report its own."""
+    shared = slowness(probe, reference)
+    assert report_attempts.slow_factor(probe, reference) == pytest.approx(shared, rel=1e-9)
+
+
+def test_the_lab_and_the_build_decide_by_the_one_rule():
+    assert probe_module.slowness is slowrun.slowness and speed.slowness is slowrun.slowness
+    assert build_attempts.slowrun is slowrun and lab_attempts.slowrun is slowrun
+    assert not {"slowness", "attempt_is_slow", "chosen_attempt"} & set(vars(stats))
 
 
 def test_slowness_is_the_geometric_mean_of_the_parts_ratios():

@@ -1,6 +1,6 @@
 """The simulator (site_src/explorer/simulate.py) and its check against the lab
-(generator/simulation.py): deterministic, right on queues with known answers, faithful to the
-batcher's rules, calibrated from no Part B number; other costs and the reader's machine (a
+(generator/simulation/validate.py): deterministic, right on queues with known answers, faithful to
+the batcher's rules, calibrated from no Part B number; other costs and the reader's machine (a
 demo file, refused field by field when wrong). Its speed is a benchmark, not a test
 (tests/bench_simulate.py).
 
@@ -19,7 +19,7 @@ from pathlib import Path
 
 import pytest
 
-from generator import simulation
+from generator.simulation import validate as simulation
 
 REPO = Path(__file__).resolve().parent.parent
 GOLDEN = REPO / "tests" / "fixtures" / "golden" / "assets" / "data" / "results.json"

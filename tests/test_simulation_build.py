@@ -1,5 +1,5 @@
-"""The simulator in the build (generator/simulation.py, simulation_cache.py, whatif.py,
-charts_simulation.py): the validation's runs cached and reused to the byte, a broken cache
+"""The simulator in the build (generator/simulation/: validate.py, cache.py, whatif.py;
+generator/charts/simulation.py): the validation's runs cached and reused to the byte, a broken cache
 simulated again, the per-cell table in its own file, a campaign the calibration cannot use
 skipped with the reason, the what-ifs' calls pasteable (in the explorer's form and on the
 command line) giving the printed answers, and the site's validation and limits pages
@@ -17,9 +17,14 @@ from pathlib import Path
 
 import pytest
 
-from generator import load, pages, report, simulation, simulation_cache, whatif
 from generator.__main__ import main
 from generator.build import Sources, build_site
+from generator.pages import render as pages
+from generator.reading import load
+from generator.report import checks as report
+from generator.simulation import cache as simulation_cache
+from generator.simulation import validate as simulation
+from generator.simulation import whatif
 from lab.rawformat import codec
 
 FIXTURE = Path(__file__).resolve().parent / "fixtures"

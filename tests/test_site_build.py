@@ -20,7 +20,7 @@ from pathlib import Path
 
 import pytest
 
-from generator import load
+from generator.reading import load
 from tests.support.sitebuild import FIXTURE_RAW, at_once, mkdocs_build, raw_dir
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -198,16 +198,8 @@ def scratch(tmp_path):
 
 
 def build_scratch(scratch: Path, tmp_path: Path) -> subprocess.CompletedProcess:
-    hook = scratch / "site_src" / "hooks.py"
-    # The copied hook must still find the generator and data/ of the real repository.
-    text = hook.read_text().replace(
-        "ROOT = Path(__file__).resolve().parent.parent", f"ROOT = Path({str(ROOT)!r})"
-    )
-    text = text.replace(
-        'SITE_SRC = ROOT / "site_src"', f"SITE_SRC = Path({str(scratch / 'site_src')!r})"
-    )
-    hook.write_text(text)
-    # The small fixture campaign: a broken page fails the same way on any campaign.
+    # The copied hook renders its own site_src/; the generator is the real repository's (mkdocs
+    # runs there). The small fixture campaign: a broken page fails the same way on any campaign.
     return mkdocs_build(tmp_path / "site", scratch / "mkdocs.yml", raw=FIXTURE_RAW)
 
 
@@ -283,9 +275,11 @@ def test_a_runtime_file_altered_or_missing_is_refused(tmp_path, monkeypatch):
 
 def test_pages_render_when_every_named_figure_is_absent(site):
     """A campaign with rounds missing lacks figures; pages must say so, not fail the build."""
-    from generator import pages, report, report_compare
     from generator.build import SITE
-    from generator.description import read_description
+    from generator.pages import render as pages
+    from generator.reading.description import read_description
+    from generator.report import checks as report
+    from generator.report import compare as report_compare
 
     # as the pages saw it: the tables published beside results.json read back in
     path = site / "assets" / "data" / "results.json"

@@ -1,6 +1,6 @@
-"""generator.stats and generator.verdicts against hand-computed cases: percentiles, medians,
-throughput, keeps-up, paired differences and the told-apart rule, Part A, batch buckets and
-guess verdicts.
+"""generator.arithmetic.stats and generator.arithmetic.verdicts against hand-computed cases:
+percentiles, medians, throughput, keeps-up, paired differences and the told-apart rule, Part A,
+batch buckets and guess verdicts.
 
 Run: `.venv/bin/pytest tests/test_stats.py`
 """
@@ -12,7 +12,8 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from generator import report, stats, verdicts
+from generator.arithmetic import stats, verdicts
+from generator.report import runs as report_runs
 
 INF = math.inf
 
@@ -58,7 +59,7 @@ def test_percentile_refuses_nothing_and_bad_p():
     st.sampled_from([1, 10, 50, 90, 99, 100]),
 )
 def test_percentile_agrees_with_the_reports_own_code(values, p):
-    assert stats.percentile(values, p) == report.rank_percentile(values, p)
+    assert stats.percentile(values, p) == report_runs.rank_percentile(values, p)
 
 
 @pytest.mark.parametrize(

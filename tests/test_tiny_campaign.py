@@ -17,7 +17,7 @@ from pathlib import Path
 
 import pytest
 
-from generator import report
+from generator.report import checks as report
 from lab import design
 from lab.rawformat import codec
 from site_src.explorer import explorer

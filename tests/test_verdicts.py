@@ -17,22 +17,19 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from generator import (
-    bench_files,
-    charts_switchback,
-    description,
-    grid_verdicts,
-    intervals,
-    pages,
-    report,
-    report_intervals,
-)
+from generator.arithmetic import bench_files, grid_verdicts, intervals
 from generator.build import Sources, build_site
-from generator.load import DataError
+from generator.charts import switchback as charts_switchback
+from generator.pages import render as pages
+from generator.reading import description
+from generator.reading.load import DataError
+from generator.report import checks as report
+from generator.report import intervals as report_intervals
 from lab import design
 from lab.bench import switchback as bench
 from lab.campaign.description import told_apart
 from lab.rawformat import codec
+from tests.support.modules import load_explorer
 
 FIXTURE = Path(__file__).resolve().parent / "fixtures"
 RAW, PAGES, BENCH = FIXTURE / "raw", FIXTURE / "pages", FIXTURE / "bench"
@@ -206,7 +203,7 @@ def rounds(values: list) -> dict:
 
 
 def judged(setting: list, baseline: list, metric: str = "p50_ms") -> dict:
-    from generator import stats
+    from generator.arithmetic import stats
 
     rule = {"delta": dict(design.TOLD_APART_DELTA)}
     diff = stats.paired(rounds(setting), rounds(baseline), len(setting))
@@ -412,7 +409,7 @@ def test_the_pages_say_the_benchmark_has_not_run_when_the_file_is_absent():
 
 
 def test_the_pages_show_the_benchmark_from_the_results(switchback):
-    from generator import results as build_results
+    from generator.arithmetic import results as build_results
 
     shown = build_results.rounded(switchback)
     said = render_section({"design": {}, "bench": {"switchback": shown}}, "measured")
@@ -432,7 +429,7 @@ def test_no_number_is_typed_in_the_switchback_templates():
 
 
 def test_the_charts_are_drawn_only_from_the_switchback_section(switchback):
-    from generator import results as build_results
+    from generator.arithmetic import results as build_results
 
     shown = build_results.rounded(switchback)
     charts = charts_switchback.all_switchback_charts({"bench": {"switchback": shown}})
@@ -444,12 +441,7 @@ def test_the_charts_are_drawn_only_from_the_switchback_section(switchback):
 
 
 def test_the_explorer_names_the_rule_a_campaign_ran_under():
-    import importlib.util
-
-    path = FIXTURE.parents[1] / "site_src" / "explorer" / "explorer.py"
-    spec = importlib.util.spec_from_file_location("explorer_for_verdicts", path)
-    explorer = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(explorer)
+    explorer = load_explorer()
     rounds_rule = {"told_apart": True, "direction": "lower", "rounds": [0, 1]}
     assert "agree in sign" in explorer.verdict_line("p99", rounds_rule, 2)
     interval = dict(rounds_rule, told_apart=False, verdict=intervals.NOT_RESOLVED)
@@ -463,8 +455,8 @@ def test_the_explorer_names_the_rule_a_campaign_ran_under():
 def test_the_switchback_stand_ins_draw_every_series_and_tick(switchback, variant):
     import xml.etree.ElementTree as ElementTree
 
-    from generator import results as build_results
-    from generator import standins
+    from generator.arithmetic import results as build_results
+    from generator.charts import standins
 
     shown = build_results.rounded(switchback)
     for name, spec in charts_switchback.all_switchback_charts(

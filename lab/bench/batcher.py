@@ -87,7 +87,8 @@ CLIENT_KEYS = ("requests", "answered", "never_answered", "non_200", "client_cpu_
 
 
 def throughput(columns: dict, window_s: float) -> float:
-    """Status-200 answers per second over max(window, last answer), as generator/stats.py."""
+    """Status-200 answers per second over max(window, last answer), as
+    generator/arithmetic/stats.py."""
     answered = (columns["status"] == 200) & (columns["latency_us"] >= 0)
     if not answered.any():
         return 0.0

@@ -1,6 +1,7 @@
 """A run's attempts on disk and the slow-run rule's decisions about them (lab/design.py, the
 2026-11-30 note): which attempts were slow, whether a run is due to go again, which attempt
-counts, and S from the saturation attempts that count.
+counts, and S from the saturation attempts that count. The rule's decision itself (slowness,
+slow or not, the attempt chosen) is lab/rawformat/slowrun.py's, shared with the generator.
 
 The runner derives everything from the files on disk (runs/<run_id>.run.zip, then
 <run_id>@2.run.zip …), so a runner killed at any moment resumes with every attempt kept
@@ -13,8 +14,9 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from lab.campaign.folder import run_path
-from lab.campaign.probe import slowness
-from lab.rawformat import codec
+from lab.rawformat import codec, slowrun
+
+PROBES = ("probe_before", "probe_after")  # the speed probe right before and right after a run
 
 
 @dataclass(frozen=True)
@@ -50,12 +52,17 @@ class SlowRunRule:
             arrivals_bytes=rule.get("arrivals_bytes", 0),
         )
 
+    def slownesses(self, meta: dict) -> tuple[float, float]:
+        """An attempt's probe before and probe after, as slownesses against the reference."""
+        before, after = (slowrun.slowness(meta[key], self.reference) for key in PROBES)
+        return before, after
+
     def worst(self, meta: dict) -> float:
         """The slower of an attempt's two probes, as a slowness against the reference."""
-        return max(slowness(meta[key], self.reference) for key in ("probe_before", "probe_after"))
+        return max(self.slownesses(meta))
 
     def is_slow(self, meta: dict) -> bool:
-        return self.worst(meta) > 1 + self.threshold
+        return slowrun.attempt_is_slow(*self.slownesses(meta), self.threshold)
 
     def applies_to(self, run: dict) -> bool:
         return run["kind"] in self.kinds
@@ -119,11 +126,9 @@ def chosen_attempt(folder: Path, run: dict, rule: SlowRunRule | None) -> int | N
         return None
     if rule is None or not rule.applies_to(run):
         return 1
-    worst = [rule.worst(meta) for meta in attempt_metas(folder, run["run_id"])]
-    for number, value in enumerate(worst, start=1):
-        if value <= 1 + rule.threshold:
-            return number
-    return 1 + worst.index(min(worst))
+    metas = attempt_metas(folder, run["run_id"])
+    worst, slow = [rule.worst(meta) for meta in metas], [rule.is_slow(meta) for meta in metas]
+    return slowrun.chosen_attempt(worst, slow, rule_applies=True)
 
 
 def saturation_from_runs(

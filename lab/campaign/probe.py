@@ -8,9 +8,10 @@ probe times, in about 60 ms, what the runs exercise:
   model    the model's one-row call on a fixed test row (median of PROBE_MODEL_CALLS calls)
   memory   a copy of a 32 MiB array (a memory-bound step, larger than the caches)
 
-Each part is the median of a few repeats, in microseconds. `slowness` compares one probe
-with a reference (the campaign's calibration): the geometric mean of the parts' ratios, so
-1.0 is the reference speed and 1.25 is 25% slower.
+Each part is the median of a few repeats, in microseconds. `slowness` (lab/rawformat/slowrun.py,
+the slow-run rule's one home) compares one probe with a reference (the campaign's
+calibration): the geometric mean of the parts' ratios, so 1.0 is the reference speed and 1.25
+is 25% slower.
 
 The probe runs in its own pre-loaded process pinned to the measurement core (`ProbeWorker`,
 driven over stdin/stdout like the service launcher), so a probe costs no start-up.
@@ -36,8 +37,8 @@ from lab.machine.processes import die_with_parent, python, single_thread_env
 from lab.model import artifacts
 from lab.model.scoring import as_rows, score
 from lab.rawformat import codec
+from lab.rawformat.slowrun import PROBE_PARTS, slowness
 
-PROBE_PARTS = ("python_us", "model_us", "memory_us")
 PYTHON_LOOP_STEPS = 20_000
 PYTHON_REPEATS = 5
 PROBE_MODEL_CALLS = 30
@@ -90,14 +91,6 @@ class Workload:
 
     def _copy(self) -> None:
         np.copyto(self.target, self.source)
-
-
-def slowness(probe: dict, reference: dict) -> float:
-    """How much slower than the reference this probe ran: the geometric mean of the parts'
-    ratios (1.0 = reference speed; 1.2 = 20% slower). Not rounded: the slow-run rule compares
-    it with its threshold; raw files store it rounded to 4 decimals, for people."""
-    logs = [math.log(probe[part] / reference[part]) for part in PROBE_PARTS]
-    return math.exp(sum(logs) / len(logs))
 
 
 def workload() -> dict:

@@ -48,7 +48,9 @@ from lab.model import artifacts
 from lab.rawformat import codec
 from lab.service.launcher import Launcher
 
-# kind -> executor. Part A and bits run in a fresh pinned process that writes a scratch file.
+# kind -> executor, one for every kind of lab/rawformat/kinds.py (tests/test_runner.py holds
+# the two to each other). Part A and bits run in a fresh pinned process that writes a scratch
+# file.
 EXECUTORS = {
     "part_a": run_part_a,
     "bits": run_bits,

@@ -12,9 +12,10 @@ check; a resumed campaign reuses the recorded one. Used by the runner and the ex
 import time
 
 from lab.campaign.context import Context
-from lab.campaign.probe import reference_of, slowness, workload
+from lab.campaign.probe import reference_of, workload
 from lab.design import Profile
 from lab.machine.quiet import quiet_check
+from lab.rawformat.slowrun import slowness
 
 QUIET_KEYS = ("quiet", "tries", "idle_share", "other_cores_idle_share")
 

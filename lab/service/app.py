@@ -144,7 +144,7 @@ class Predictor:
         )  # fmt: skip
         content = f'{{"customer_id":{customer_id},"probability":{probability!r}}}'
         return json_response(content.encode(), 200, timing)
-        # --8<-- [end:predict] (the site's handler page shows this method: generator/sources.py)
+        # --8<-- [end:predict] (the handler page shows this method: generator/pages/sources.py)
 
     def _model_failed(self, failed: ModelCallFailed, started: float, ready: float) -> Response:
         back = time.perf_counter()

@@ -158,7 +158,7 @@ def gather_rows(
             rows.append(features)
             scored_slots.append(position)
     return np.array(rows, dtype=np.float64).reshape(len(rows), len(FEATURES)), scored_slots
-    # --8<-- [end:slots] (the site's batch route page shows these two: generator/sources.py)
+    # --8<-- [end:slots] (the site's batch route page shows these two: generator/pages/sources.py)
 
 
 def answer(

@@ -177,7 +177,7 @@ class MicroBatcher:
         if self._drop_gone():
             self._leave()
 
-    # --8<-- [start:timer] (the site shows the timer: generator/sources.py)
+    # --8<-- [start:timer] (the site shows the timer: generator/pages/sources.py)
     def _timer_fired(self) -> None:  # W > 0: the first waiting row's W has passed
         self._timer_armed = False
         if self._drop_gone() == 0:

@@ -2,7 +2,7 @@
  * Draws the lesson's charts, lazily. Loaded by on-demand.js on the first page with a chart,
  * then kept; mounts through Material's document$, so instant navigation works.
  *
- * Every chart arrives as a static stand-in drawn by the generator (generator/standins.py), so
+ * Every chart arrives as a static stand-in drawn by the generator (generator/charts/standins.py), so
  * the page shows its text and pictures at once and loads nothing heavy. plotly.js (the site's
  * own copy) is fetched only once the reader interacts with the page (scrolls, touches, clicks,
  * types, or points at a chart); from then on each chart is drawn from its spec
@@ -21,7 +21,7 @@
   // This script lives at <site>/assets/js/charts.js: the site root is two levels up.
   const SITE_ROOT = new URL("../../", document.currentScript.src);
   const PLOTLY_URL = new URL("assets/vendor/plotly/plotly-basic.min.js", SITE_ROOT);
-  const NARROW_BELOW = 480; // as generator/chart_style.py and the CSS container query
+  const NARROW_BELOW = 480; // as generator/charts/style.py and the CSS container query
   const NEAR = "50% 0px 50% 0px"; // "about to be seen": within half a screen
   const TRANSPARENT = "rgba(0,0,0,0)";
 

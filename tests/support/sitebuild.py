@@ -165,7 +165,7 @@ def once(folder: Path, make) -> Path:
 def make_builds(folder: Path) -> None:
     """The site (its docs/ kept) and each older full campaign's generator build, side by
     side (one process each, as many at once as there are cores)."""
-    from generator.load import find_campaign  # the campaign the site shows, as it chooses
+    from generator.reading.load import find_campaign  # the campaign the site shows, as it chooses
 
     raw = raw_dir()
     newest = find_campaign(raw, None).name

@@ -1,0 +1,443 @@
+"""Read the machinery's benchmarks in data/bench/ for the handler page (results.json `bench`).
+
+- `handler_trace.json` (`python -m lab.bench.handler_trace`): where an answer's time goes,
+  none and queue B=1 traced on the measurement core, old machinery and new;
+- `batcher.json` (`python -m lab.bench.batcher`): the two machineries side by side, with the
+  targets (absent until that benchmark has run; the page then says so);
+- `switchback.json` (`python -m lab.bench.switchback`, issue 28): switchback runs, two
+  settings in one service in alternating slices, judged by the interval rule the file froze
+  (its `rule`, checked as a campaign's `rules.told_apart`): per comparison and statistic (p50,
+  p99, the server time) d = ln(arm B's) − ln(arm A's) per run, the A/A per-run SD of d, the
+  interval verdict in log units and in µs at arm A's level (the median over the runs of A's
+  statistic), and for the added-work runs whether the 95% interval contains the added amount
+  and excludes 0; plus one run's requests (`switchback.example.run.zip` beside it) for the
+  picture of the alternating slices: per slice its arm, requests and p50, and the first
+  SHOWN_SLICES slices' requests, which the build publishes in their own file
+  (assets/data/switchback_example.json, `split`). Absent until that benchmark has run: the
+  handler and design pages then say so.
+
+Both formats are described in data/README.md (and in the lab/bench/ modules that write them).
+The values shown are the files' own findings (their `summary`: medians over rounds or pairs),
+each version named by the machinery its client recorded (generator/arithmetic/machinery.py), with
+the load the machine had while they ran; the report recomputes every one from the files' runs
+(generator/report/bench.py). A file that lacks a field the page needs is a DataError naming the
+file and the field. Run through `python -m generator build`.
+"""
+
+import hashlib
+import math
+from pathlib import Path
+
+import numpy as np
+
+from generator.arithmetic import intervals, machinery, stats
+from generator.reading.description import DescriptionError, told_apart_rule
+from generator.reading.load import DataError, need, read_json
+from lab.rawformat import codec
+from lab.rawformat.errors import RawFileError
+
+ROOT = Path(__file__).resolve().parents[2]
+TRACE, BATCHER, SWITCHBACK = "handler_trace.json", "batcher.json", "switchback.json"
+VERSIONS = ("old", "new")
+TRACE_SETTINGS = ("none", "queue B=1")
+TRACE_MEASURES = (
+    "loop_iterations_read_to_answer",
+    "service_switched_out_read_to_answer",
+    "context_switches_on_core",
+    "service_loop_iterations",
+    "service_writes",
+    "client_woken",
+    "client_message_reads",
+    "answered_out_of_read_order_share",
+    "service_cpu_ns_per_request",
+    "client_cpu_us_per_request",
+    "service_involuntary_switches_per_request",
+    "service_voluntary_switches_per_request",
+    "others_core_share",
+    "p50_us",
+)
+BATCHER_MEASURES = (
+    "queue_b1_p50_overhead_us",
+    "w1_overshoot_us",
+    "best_batched_over_none_at_2.5",
+)
+BATCHER_SECTIONS = (
+    "closed_loop_answers_per_s",
+    "open_loop_high",
+    "b32_w0_kept_up_at_2",
+    "client_cpu_us_per_request",
+    "answers_checked_new",
+)
+
+
+def shown_dir(folder: Path) -> str:
+    """The folder as results.json names it: from the repository root when inside it."""
+    folder = Path(folder).resolve()
+    try:
+        return folder.relative_to(ROOT).as_posix()
+    except ValueError:
+        return str(folder)
+
+
+def file_record(path: Path) -> dict:
+    return {"file": path.name, "sha256": hashlib.sha256(path.read_bytes()).hexdigest()}
+
+
+def runs_of(found: dict, path: Path) -> list[dict]:
+    runs = need(found, "runs", path)
+    if not isinstance(runs, list) or not runs:
+        raise DataError(f"{path}: field 'runs' must be a non-empty list")
+    for index, run in enumerate(runs):
+        for field in ("version", "load_before.loadavg", "load_after.loadavg"):
+            need(run, field, f"{path} runs[{index}]")
+    return runs
+
+
+def versions(found: dict, runs: list[dict], path: Path) -> dict:
+    """{old, new: {commit, machinery}}: the machinery from the event loop each run's client
+    recorded (all of a version's runs must agree, else `mixed`)."""
+    named = {}
+    for version in VERSIONS:
+        loops = [run["client"].get("event_loop") for run in runs
+                 if run["version"] == version and "client" in run]  # fmt: skip
+        if not loops:
+            raise DataError(f"{path}: no run of version '{version}'")
+        named[version] = {
+            "commit": need(found, f"commits.{version}", path),
+            "machinery": machinery.overall([machinery.kind_of(loop) for loop in loops]),
+        }
+    return named
+
+
+def load_range(runs: list[dict], others: list) -> dict:
+    """The machine's 1-minute load average over the runs (before and after each), the
+    measurement core's highest idle share, and the share of it other processes took."""
+    snapshots = [run[key] for run in runs for key in ("load_before", "load_after")]
+    loads = [snapshot["loadavg"][0] for snapshot in snapshots]
+    idle = [snapshot["idle_share"] for snapshot in snapshots if "idle_share" in snapshot]
+    found = {"loadavg_min": min(loads), "loadavg_max": max(loads)}
+    if idle:
+        found["core_idle_share_max"] = max(idle)
+    if others:
+        found.update(others_share_min=min(others), others_share_max=max(others))
+    return found
+
+
+def machine(found: dict, path: Path) -> dict:
+    return {
+        "date": need(found, "date", path),
+        "cores": need(found, "fingerprint.cores", path),
+        "cpu_model": need(found, "fingerprint.cpu_model", path),
+        "cpu": need(found, "cpu", path),
+    }
+
+
+def handler_trace(path: Path) -> dict:
+    """What the handler page shows of the trace: per version and setting the medians over
+    rounds (the file's `summary`), queue B=1's p50 minus none's, and the machine's load."""
+    found = read_json(path)
+    runs = runs_of(found, path)
+    for index, run in enumerate(runs):
+        for field in ("setting", "latency_us.p50", "trace.core_share.others"):
+            need(run, field, f"{path} runs[{index}]")
+    summary = {}
+    for version in VERSIONS:
+        summary[version] = {
+            setting: {
+                measure: need(found, f"summary.{version}.{setting}.{measure}", path)
+                for measure in TRACE_MEASURES
+            }
+            for setting in TRACE_SETTINGS
+        }
+    overhead = {
+        version: {
+            key: need(found, f"summary.{version}.queue_b1_p50_overhead_us.{key}", path)
+            for key in ("median", "per_round")
+        }
+        for version in VERSIONS
+    }
+    latencies = [run["latency_us"]["p50"] for run in runs]
+    return {
+        **file_record(path),
+        **machine(found, path),
+        "versions": versions(found, runs, path),
+        "rate_multiple": need(found, "rate_multiple", path),
+        "arrival_rate": need(found, "arrival_rate", path),
+        "rounds": need(found, "rounds", path),
+        "window_s": need(found, "window_s", path),
+        "shielded": found.get("shielded"),
+        "settings": list(TRACE_SETTINGS),
+        "summary": summary,
+        "queue_b1_p50_overhead_us": overhead,
+        "p50_us_min": min(latencies),
+        "p50_us_max": max(latencies),
+        "load": load_range(runs, [run["trace"]["core_share"]["others"] for run in runs]),
+    }
+
+
+def batcher(path: Path) -> dict:
+    """What the handler page shows of the side-by-side benchmark: the file's summary (per
+    measure the per-pair values, medians, new ÷ old, the target and whether it was met)."""
+    found = read_json(path)
+    runs = runs_of(found, path)
+    summary = need(found, "summary", path)
+    shown = {}
+    for measure in (*BATCHER_MEASURES, *BATCHER_SECTIONS):
+        if measure not in summary:
+            raise DataError(f"{path}: missing field 'summary.{measure}'")
+        shown[measure] = summary[measure]
+    for measure in BATCHER_MEASURES:
+        for version in VERSIONS:
+            need(shown[measure], f"{version}.median", f"{path} summary.{measure}")
+        need(shown[measure], "target", f"{path} summary.{measure}")
+    others = [
+        run["core_watch"]["others_share"]
+        for run in runs
+        if (run.get("core_watch") or {}).get("others_share") is not None
+    ]
+    return {
+        **file_record(path),
+        **machine(found, path),
+        "versions": versions(found, runs, path),
+        "smoke": bool(need(found, "smoke", path)),
+        "pairs": need(found, "pairs", path),
+        "window_s": need(found, "window_s", path),
+        "shielded": found.get("shielded"),
+        "summary": shown,
+        "load": load_range(runs, others),
+    }
+
+
+# --- switchback.json (issue 28) ---------------------------------------------------------------
+
+# statistic -> the key of an arm's value in a run of the file (lab/bench/switchback.py)
+SWITCHBACK_STATISTICS = {"p50": "p50_us", "p99": "p99_us", "server": "server_us_p50"}
+SHOWN_SLICES = 4  # the picture shows the example run's first slices, request by request
+EXAMPLE_TABLE = "switchback_example.json"
+EXAMPLE_COLUMNS = ("arrival_us", "arm", "latency_us", "status")
+
+
+def comparison_kind(pair: dict) -> str:
+    """'aa' (both arms the same, nothing added), 'added_work' (the same, with CPU work added
+    to arm B: the known effect) or 'comparison' (two settings)."""
+    same = pair["arm_a"]["name"] == pair["arm_b"]["name"]
+    if not same:
+        return "comparison"
+    return "added_work" if pair["added_work_us_b"] else "aa"
+
+
+def arm_value(run: dict, arm: str, key: str, where: str):
+    value = need(run, f"arms.{arm}.{key}", where)
+    if value is not None and (isinstance(value, bool) or not isinstance(value, int | float)):
+        raise DataError(f"{where}: field 'arms.{arm}.{key}' is {value!r}, expected µs or null")
+    return value
+
+
+def statistic(runs: list, key: str, delta: float, path: Path) -> dict:
+    """One statistic of one comparison: d per run (null where either arm has no finite
+    positive value), the per-run SD of d, A's level and the interval verdict over the runs
+    with a d."""
+    d, levels = [], []
+    for run in runs:
+        where = f"{path} runs[{run['_position']}]"
+        a, b = arm_value(run, "a", key, where), arm_value(run, "b", key, where)
+        finite = a is not None and b is not None and a > 0 and b > 0
+        d.append(math.log(b) - math.log(a) if finite else None)
+        if a is not None and a > 0:
+            levels.append(a)
+    present = [x for x in d if x is not None]
+    found = {
+        "d": d,
+        "left_out": len(d) - len(present),
+        "sd_d": stats.sample_sd(present),
+        "level_us": stats.median(levels) if levels else None,
+    }
+    if not present:
+        found.update(interval=None, contains_zero=None)
+        return found
+    verdict = intervals.interval_verdict(present, delta)
+    found["interval"] = verdict.as_dict(found["level_us"])
+    found["contains_zero"] = verdict.low95 <= 0 <= verdict.high95
+    return found
+
+
+def recovery(statistics_found: dict, added_us: float) -> dict:
+    """The known effect: per statistic, whether the 95% interval (in µs at A's level) contains
+    the added amount and excludes 0; recovered when both hold and the interval reaches 95%."""
+    found = {}
+    for name, entry in statistics_found.items():
+        interval = entry["interval"]
+        if interval is None or interval["low95_us"] is None or interval["high95_us"] is None:
+            found[name] = {"contains_added": False, "excludes_zero": False, "recovered": False}
+            continue
+        low, high = interval["low95_us"], interval["high95_us"]
+        contains, excludes = low <= added_us <= high, low > 0 or high < 0
+        found[name] = {
+            "contains_added": contains,
+            "excludes_zero": excludes,
+            "recovered": contains and excludes and interval["reaches95"],
+        }
+    return found
+
+
+def slice_table(columns: dict, slices: int, slice_us: float) -> dict:
+    """Per slice of the example run (in time order): its arm (0 = A, 1 = B, from the `arm`
+    column), its requests and their p50 latency (ms; nearest rank, never answered = +inf)."""
+    arrival, arm = columns["arrival_us"].astype(np.int64), columns["arm"]
+    latency = stats.latencies_us(columns["latency_us"], columns["status"])
+    index = arrival // int(round(slice_us))
+    table = {"arm": [], "requests": [], "p50_ms": []}
+    for k in range(slices):
+        chosen = index == k
+        arms = set(arm[chosen].tolist())
+        if len(arms) > 1:
+            raise DataError(f"slice {k} of the example run holds requests of both arms")
+        table["arm"].append(int(arms.pop()) if arms else None)
+        table["requests"].append(int(chosen.sum()))
+        table["p50_ms"].append(
+            stats.percentile(latency[chosen], 50) / 1000 if chosen.any() else None
+        )
+    return table
+
+
+def example_run(found: dict, folder: Path, path: Path) -> dict:
+    """The example run's requests (the `.run.zip` the file names, checked by sha256): its
+    slices and the first SHOWN_SLICES slices' requests (`shown`, published in their own file)."""
+    recorded = need(found, "example", path)
+    file = folder / need(recorded, "file", f"{path} example")
+    try:
+        content = file.read_bytes()
+    except OSError as error:
+        raise DataError(f"{path}: field 'example.file': cannot read {file} ({error})") from error
+    if hashlib.sha256(content).hexdigest() != need(recorded, "sha256", f"{path} example"):
+        raise DataError(f"{file}: its sha256 is not the one {path} records (example.sha256)")
+    try:
+        meta, columns = codec.read_run(file)
+    except RawFileError as error:
+        raise DataError(str(error)) from error
+    for name in EXAMPLE_COLUMNS:
+        if name not in columns:
+            raise DataError(f"{file}: missing column '{name}'")
+    slice_s = float(need(found, "slice_s", path))
+    slices = int(need(meta, "slices", file))
+    end_us = SHOWN_SLICES * slice_s * 1e6
+    kept = columns["arrival_us"].astype(np.int64) < end_us
+    latency = stats.latencies_us(columns["latency_us"], columns["status"])[kept]
+    return {
+        "file": file.name,
+        "sha256": recorded["sha256"],
+        "pair": need(meta, "pair", file),
+        "index": need(meta, "index", file),
+        "first_arm": need(meta, "first_arm", file),
+        "requests": int(columns["arrival_us"].size),
+        "slices": slices,
+        "slice_table": slice_table(columns, slices, slice_s * 1e6),
+        "shown_slices": min(SHOWN_SLICES, slices),
+        "shown": {
+            "arrival_ms": (columns["arrival_us"][kept] / 1000).tolist(),
+            "latency_ms": (latency / 1000).tolist(),
+            "arm": columns["arm"][kept].astype(int).tolist(),
+        },
+    }
+
+
+def switchback(path: Path) -> dict:
+    """What the pages show of the switchback benchmark (see the module docstring)."""
+    found = read_json(path)
+    try:
+        rule = told_apart_rule(found, path, "rule")
+    except DescriptionError as error:
+        raise DataError(str(error)) from error
+    if rule["rule"] != "hodges_lehmann_wilcoxon_95":
+        raise DataError(f"{path}: field 'rule.rule' is {rule['rule']!r}: switchback runs are "
+                        "judged by the interval rule only")  # fmt: skip
+    pairs = need(found, "pairs", path)
+    runs = need(found, "runs", path)
+    if not isinstance(pairs, list) or not pairs or not isinstance(runs, list) or not runs:
+        raise DataError(f"{path}: fields 'pairs' and 'runs' must be non-empty lists")
+    comparisons, names = {}, []
+    for index, pair in enumerate(pairs):
+        where = f"{path} pairs[{index}]"
+        for field in ("name", "arm_a.name", "arm_b.name", "added_work_us_b"):
+            need(pair, field, where)
+        of_pair = [dict(run, _position=position) for position, run in enumerate(runs)
+                   if need(run, "pair", f"{path} runs[{position}]") == pair["name"]]  # fmt: skip
+        if not of_pair:
+            continue
+        kind = comparison_kind(pair)
+        entry = {
+            "arm_a": pair["arm_a"]["name"],
+            "arm_b": pair["arm_b"]["name"],
+            "added_work_us": float(pair["added_work_us_b"]),
+            "kind": kind,
+            "runs": len(of_pair),
+            "statistics": {
+                short: statistic(of_pair, key, rule["delta"][short], path)
+                for short, key in SWITCHBACK_STATISTICS.items()
+            },
+        }
+        if kind == "added_work":
+            entry["recovery"] = recovery(entry["statistics"], entry["added_work_us"])
+        comparisons[pair["name"]] = entry
+        names.append(pair["name"])
+    loads = [run[key]["loadavg1"] for run in runs for key in ("load_before", "load_after")
+             if isinstance(run.get(key), dict) and "loadavg1" in run[key]]  # fmt: skip
+    others = [run["others_share"] for run in runs if run.get("others_share") is not None]
+    load = {}
+    if loads:
+        load.update(loadavg_min=min(loads), loadavg_max=max(loads))
+    if others:
+        load.update(others_share_min=min(others), others_share_max=max(others))
+    shown = {
+        **file_record(path),
+        "date": need(found, "date", path),
+        "cores": need(found, "fingerprint.cores", path),
+        "cpu_model": need(found, "fingerprint.cpu_model", path),
+        "cpu": need(found, "cpu", path),
+        "smoke": bool(need(found, "smoke", path)),
+        "rate_multiple": need(found, "rate_multiple", path),
+        "arrival_rate": need(found, "arrival_rate", path),
+        "saturation_S": need(found, "saturation_S", path),
+        "window_s": need(found, "window_s", path),
+        "slice_s": need(found, "slice_s", path),
+        "runs": len(runs),
+        "rule": dict(rule, delta_share=intervals.delta_shares(rule["delta"])),
+        "names": names,
+        "comparisons": comparisons,
+        "load": load,
+    }
+    aa = [name for name in names if comparisons[name]["kind"] == "aa"]
+    if aa:
+        shown["aa"] = aa[0]
+    if found.get("example") is not None:
+        shown["example"] = example_run(found, path.parent, path)
+    return shown
+
+
+def split(result: dict) -> tuple[dict, dict | None]:
+    """(results.json with the example run's shown requests replaced by the name of their file,
+    `bench.switchback.example.table`; those requests), or (result, None) when there are none."""
+    example = result.get("bench", {}).get("switchback", {}).get("example")
+    if not example or "shown" not in example:
+        return result, None
+    kept = {key: value for key, value in example.items() if key != "shown"}
+    kept["table"] = EXAMPLE_TABLE
+    switchback_section = dict(result["bench"]["switchback"], example=kept)
+    bench = dict(result["bench"], switchback=switchback_section)
+    return dict(result, bench=bench), {"shown": example["shown"]}
+
+
+def section(folder: Path | None) -> dict | None:
+    """results.json `bench`: the folder, and each benchmark file found in it; None when the
+    build has no bench folder."""
+    if folder is None:
+        return None
+    folder = Path(folder)
+    found = {"dir": shown_dir(folder)}
+    if (folder / TRACE).exists():
+        found["handler_trace"] = handler_trace(folder / TRACE)
+    if (folder / BATCHER).exists():
+        found["batcher"] = batcher(folder / BATCHER)
+    if (folder / SWITCHBACK).exists():
+        found["switchback"] = switchback(folder / SWITCHBACK)
+    return found

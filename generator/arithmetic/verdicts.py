@@ -1,0 +1,98 @@
+"""Guess verdicts: each dated guess of the campaign against the named figure it names.
+
+A guess is right, wrong, or not testable (its figure was not measured, its unit does not
+convert, or only a rate higher than the campaign ran could make it right), with the measured
+value and the evidence in words. The guesses are the campaign's own
+(generator/reading/description.py). Used by `python -m generator build`; the report
+(generator/report/figures.py) judges again.
+"""
+
+import math
+
+from generator.arithmetic.stats import round_sig
+
+UNIT_SCALES = {  # unit -> (family, factor to the family's base unit)
+    "s": ("time", 1.0),
+    "ms": ("time", 1e-3),
+    "µs": ("time", 1e-6),
+    "us": ("time", 1e-6),
+    "share": ("fraction", 1.0),
+    "%": ("fraction", 0.01),
+    "×": ("times", 1.0),
+    "x": ("times", 1.0),
+}
+
+
+def convert(value: float, unit: str, to_unit: str) -> float | None:
+    """value in `unit` expressed in `to_unit`; None when the units do not convert."""
+    if unit == to_unit:
+        return value
+    (family, factor), (to_family, to_factor) = (
+        UNIT_SCALES.get(unit, (unit, 1.0)),
+        UNIT_SCALES.get(to_unit, (to_unit, 1.0)),
+    )
+    return value * factor / to_factor if family == to_family else None
+
+
+def guess_holds(measured, guess: dict) -> bool:
+    compare = guess["compare"]
+    if compare == "<=":
+        return measured <= guess["value"]
+    if compare == ">=":
+        return measured >= guess["value"]
+    if compare == "between":
+        low, high = guess["value"] if "low" not in guess else (guess["low"], guess["high"])
+        return low <= measured <= high
+    if compare == "==":
+        return measured == guess["value"]
+    raise ValueError(f"guess {guess.get('id')}: unknown compare {compare!r}")
+
+
+def past_top_rate(value: float, guess: dict, top_rate: float | None) -> bool:
+    """A rate figure that reached the campaign's top rate and a guess that only a higher,
+    unmeasured rate could make right: kept up everywhere measured is not 'wrong'."""
+    if top_rate is None or value < top_rate or guess_holds(value, guess):
+        return False
+    above = guess["high"] if "high" in guess else guess["value"]
+    if isinstance(above, list | tuple):
+        above = above[-1]
+    return guess["compare"] in (">=", "between", "==") and above > top_rate
+
+
+def guess_verdict(guess: dict, figures: dict) -> dict:
+    """The guess with verdict right / wrong / not testable, the measured value and evidence."""
+    judged = dict(guess)
+    figure = figures.get(guess.get("figure"))
+    if figure is None:
+        judged["verdict"] = "not testable"
+        judged["evidence"] = f"figure {guess.get('figure')!r} was not measured in this campaign"
+        return judged
+    value = figure["value"]
+    if isinstance(value, int | float) and not isinstance(value, bool):
+        value = convert(value, figure["unit"], guess.get("unit", figure["unit"]))
+    if value is None:
+        judged["verdict"] = "not testable"
+        judged["evidence"] = (
+            f"figure {guess['figure']!r} is in {figure['unit']}, the guess in {guess.get('unit')}"
+        )
+        return judged
+    judged["measured"] = value
+    top = figures.get("top_rate", {}).get("value")
+    if figure["unit"] == "× S" and past_top_rate(value, guess, top):
+        judged["verdict"] = "not testable"
+        judged["evidence"] = (
+            f"measured {evidence_value(value)} × S, the highest rate this campaign ran: "
+            "the guess needs a higher one"
+        )
+        return judged
+    judged["verdict"] = "right" if guess_holds(value, guess) else "wrong"
+    judged["evidence"] = (
+        f"measured {evidence_value(value)} {guess.get('unit', figure['unit'])} ({figure['what']})"
+    )
+    return judged
+
+
+def evidence_value(value) -> str:
+    if isinstance(value, float) and math.isinf(value):
+        return "infinite (requests never answered)"
+    return str(round_sig(value, 4)) if isinstance(value, float) else str(value)

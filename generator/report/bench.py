@@ -1,0 +1,475 @@
+"""The report's own check of the machinery's benchmarks the handler page shows (results.json
+`bench`): every number recomputed from the benchmark files' runs, not from their summaries.
+
+- handler_trace.json: per version and setting, each count per request worked out again from
+  the trace's raw counts (`trace.counts`, `trace.requests`) over the answers in the traced
+  span, rounded to 3 decimals per run as lab/bench/handler_trace.py records them, then the
+  median over rounds (rounded the same way); queue B=1's p50 minus none's, round by round;
+  the latency range and the machine's load;
+- batcher.json: per measure the per-pair values from the runs (queue B=1's p50 minus none's
+  at 0.5 × S, the W = 1 ms overshoot, the best batched throughput ÷ none's at 2.5 × S, the
+  closed-loop answers per second, the open-loop throughput and kept-up pairs at 2 and 2.5 × S,
+  the client's CPU per request), their medians, new ÷ old and whether each target was met;
+- switchback.json (issue 28): per comparison and statistic, d per run as ln(B ÷ A), its SD
+  (statistics.stdev), A's level (statistics.median) and the interval verdict by
+  generator/report/intervals.py, never generator/arithmetic/intervals.py; the added-work recovery;
+  the example run's slices and shown requests read again from its `.run.zip` (checked by sha256),
+  with an integer nearest-rank p50.
+
+A file that changed since the build (its sha256), or that exists without being shown (or
+the reverse), is a disagreement. Used by `python -m generator report`; the folder is the one
+results.json names (`bench.dir`, from the repository root) unless --bench gives another.
+"""
+
+import hashlib
+import json
+import math
+import statistics
+from pathlib import Path
+
+from generator.report import intervals as report_intervals
+from generator.report.answers import compare, machinery_kind
+from generator.report.checker import Disagreement
+from lab.rawformat import codec
+
+ROOT = Path(__file__).resolve().parents[2]
+FILES = {
+    "handler_trace": "handler_trace.json",
+    "batcher": "batcher.json",
+    "switchback": "switchback.json",
+}
+VERSIONS = ("old", "new")
+
+
+def rounded3(value: float) -> float:
+    return round(value, 3)
+
+
+# --- handler_trace.json ---------------------------------------------------------------------
+
+
+def per_answer(run: dict) -> dict:
+    """One traced run's counts per request answered, from its raw counts."""
+    counts, requests = run["trace"]["counts"], run["trace"]["requests"]
+    answered = requests["answered"]
+    service, client = counts["service"], counts["client"]
+    switches = sum(group.get(kind, 0) for group in counts.values()
+                   for kind in ("switched_out_blocked", "switched_out_preempted"))  # fmt: skip
+    shares = {
+        "service_loop_iterations": service.get("epoll_waits", 0),
+        "service_writes": service.get("message_writes", 0),
+        "client_woken": client.get("woken", 0),
+        "client_message_reads": client.get("message_reads", 0),
+        "context_switches_on_core": switches,
+    }
+    found = {name: rounded3(count / answered) for name, count in shares.items()}
+    found["answered_out_of_read_order_share"] = round(
+        requests["answered_out_of_read_order"] / answered, 4
+    )
+    found["loop_iterations_read_to_answer"] = requests["loop_iterations_read_to_answer_mean"]
+    found["service_switched_out_read_to_answer"] = requests[
+        "service_switched_out_read_to_answer_mean"
+    ]
+    found["others_core_share"] = run["trace"]["core_share"].get("others", 0.0)
+    proc = run["service_proc_per_request"]
+    found["service_cpu_ns_per_request"] = proc["cpu_ns"]
+    found["service_involuntary_switches_per_request"] = proc["involuntary_switches"]
+    found["service_voluntary_switches_per_request"] = proc["voluntary_switches"]
+    found["client_cpu_us_per_request"] = run["client"]["client_cpu_us_per_request"]
+    found["p50_us"] = run["latency_us"]["p50"]
+    return found
+
+
+def versions_of(found: dict) -> dict:
+    named = {}
+    for version in VERSIONS:
+        loops = [run["client"]["event_loop"] for run in found["runs"]
+                 if run["version"] == version and "client" in run]  # fmt: skip
+        named[version] = {"commit": found["commits"][version], "machinery": machinery_kind(loops)}
+    return named
+
+
+def load_of(runs: list, others: list) -> dict:
+    snapshots = [run[key] for run in runs for key in ("load_before", "load_after")]
+    averages = [snapshot["loadavg"][0] for snapshot in snapshots]
+    found = {"loadavg_min": min(averages), "loadavg_max": max(averages)}
+    idle = [snapshot["idle_share"] for snapshot in snapshots if "idle_share" in snapshot]
+    if idle:
+        found["core_idle_share_max"] = max(idle)
+    if others:
+        found["others_share_min"], found["others_share_max"] = min(others), max(others)
+    return found
+
+
+def machine_of(found: dict) -> dict:
+    return {
+        "date": found["date"],
+        "cores": found["fingerprint"]["cores"],
+        "cpu_model": found["fingerprint"]["cpu_model"],
+        "cpu": found["cpu"],
+    }
+
+
+def trace_numbers(found: dict) -> dict:
+    runs = found["runs"]
+    summary, overhead = {}, {}
+    for version in VERSIONS:
+        summary[version] = {}
+        for setting in ("none", "queue B=1"):
+            chosen = [per_answer(r) for r in runs
+                      if r["version"] == version and r["setting"] == setting]  # fmt: skip
+            summary[version][setting] = {
+                name: rounded3(statistics.median(run[name] for run in chosen)) for name in chosen[0]
+            }
+        by_round = {
+            (r["setting"], r["round"]): r["latency_us"]["p50"]
+            for r in runs
+            if r["version"] == version
+        }
+        rounds = sorted({r for _, r in by_round})
+        per_round = [by_round[("queue B=1", r)] - by_round[("none", r)] for r in rounds]
+        overhead[version] = {"median": statistics.median(per_round), "per_round": per_round}
+    latencies = [run["latency_us"]["p50"] for run in runs]
+    return {
+        **machine_of(found),
+        "versions": versions_of(found),
+        "rate_multiple": found["rate_multiple"],
+        "arrival_rate": found["arrival_rate"],
+        "rounds": found["rounds"],
+        "window_s": found["window_s"],
+        "shielded": found.get("shielded"),
+        "settings": ["none", "queue B=1"],
+        "summary": summary,
+        "queue_b1_p50_overhead_us": overhead,
+        "p50_us_min": min(latencies),
+        "p50_us_max": max(latencies),
+        "load": load_of(runs, [run["trace"]["core_share"]["others"] for run in runs]),
+    }
+
+
+# --- batcher.json ----------------------------------------------------------------------------
+
+
+def one(runs: list, **where) -> dict | None:
+    chosen = [run for run in runs if all(run.get(k) == v for k, v in where.items())]
+    return chosen[0] if chosen else None
+
+
+def value_of(runs: list, key: str, **where):
+    run = one(runs, **where)
+    return None if run is None else run.get(key)
+
+
+def versus(per_version: dict, target: dict | None = None) -> dict:
+    """Per version the per-pair values and their median, new ÷ old, the target and whether
+    today's median met it."""
+    found = {
+        version: {"per_pair": values, "median": statistics.median(values) if values else None}
+        for version, values in per_version.items()
+    }
+    old, new = found["old"]["median"], found["new"]["median"]
+    if old and new is not None:
+        found["new_over_old"] = round(new / old, 4)
+    if target is not None and new is not None:
+        found["target"] = target
+        if "at_most" in target:
+            found["met"], found["stretch_met"] = new <= target["at_most"], new <= target["stretch"]
+        elif "at_least" in target:
+            found["met"] = new >= target["at_least"]
+    return found
+
+
+def per_pair(runs: list, pairs: int, measure) -> dict:
+    found = {}
+    for version in VERSIONS:
+        values = [measure(version, pair) for pair in range(pairs)]
+        found[version] = [value for value in values if value is not None]
+    return found
+
+
+def batcher_numbers(found: dict) -> dict:
+    runs, pairs, targets = found["runs"], found["pairs"], found["summary"]
+    opened = [run for run in runs if run.get("kind") == "open"]
+
+    def open_value(version, pair, setting, multiple, key="p50_us"):
+        return value_of(opened, key, version=version, pair=pair, setting=setting,
+                        rate_multiple=multiple)  # fmt: skip
+
+    def b1_minus_none(version, pair):
+        b1 = open_value(version, pair, "queue B=1", 0.5)
+        none = open_value(version, pair, "none", 0.5)
+        return None if b1 is None or none is None else b1 - none
+
+    def best_over_none(version, pair):
+        none = open_value(version, pair, "none", 2.5, "throughput")
+        batched = [open_value(version, pair, name, 2.5, "throughput")
+                   for name in ("B=32 W=0", "B=128 W=0")]  # fmt: skip
+        return None if not none or None in batched else max(batched) / none
+
+    def kept_pairs(setting, multiple):
+        return {version: sum(bool(run["kept_up"]) for run in opened if run["version"] == version
+                             and run["setting"] == setting and run["rate_multiple"] == multiple)
+                for version in VERSIONS}  # fmt: skip
+
+    def target(name):
+        return (targets.get(name) or {}).get("target")
+
+    high = {
+        f"x{multiple:g}": {
+            name: {
+                "throughput": versus(per_pair(runs, pairs, lambda v, p, n=name, x=multiple:
+                                              open_value(v, p, n, x, "throughput"))),
+                "kept_up_pairs": kept_pairs(name, multiple),
+            }
+            for name in ("none", "B=32 W=0", "B=128 W=0")
+        }
+        for multiple in (2.0, 2.5)
+    }  # fmt: skip
+    closed = {
+        name: versus(per_pair(runs, pairs, lambda v, p, n=name: value_of(
+            runs, "throughput", version=v, pair=p, kind="closed", setting=n)))
+        for name in ("none", "B=32 W=0", "B=128 W=0")
+    }  # fmt: skip
+    cpu = {}
+    for run in opened:
+        key = f"{run['setting']} x{run['rate_multiple']:g}"
+        cpu.setdefault(run["version"], {}).setdefault(key, []).append(
+            run["client"]["client_cpu_us_per_request"]
+        )
+    checked = [run["client"] for run in opened if run["version"] == "new"]
+    others = [run["core_watch"]["others_share"] for run in runs
+              if (run.get("core_watch") or {}).get("others_share") is not None]  # fmt: skip
+    summary = {
+        "queue_b1_p50_overhead_us": versus(
+            per_pair(runs, pairs, b1_minus_none), target("queue_b1_p50_overhead_us")
+        ),
+        "w1_overshoot_us": versus(
+            per_pair(runs, pairs, lambda v, p: open_value(v, p, "B=32 W=1", 0.5, "overshoot_us")),
+            target("w1_overshoot_us"),
+        ),
+        "best_batched_over_none_at_2.5": versus(
+            per_pair(runs, pairs, best_over_none), target("best_batched_over_none_at_2.5")
+        ),
+        "closed_loop_answers_per_s": closed,
+        "open_loop_high": high,
+        "b32_w0_kept_up_at_2": {
+            version: {"pairs_kept_up": count, "pairs": pairs}
+            for version, count in high["x2"]["B=32 W=0"]["kept_up_pairs"].items()
+        },
+        "client_cpu_us_per_request": {
+            version: {key: statistics.median(values) for key, values in by_setting.items()}
+            for version, by_setting in cpu.items()
+        },
+        "answers_checked_new": {
+            "compared": sum(client.get("answers_compared", 0) for client in checked),
+            "differing": sum(client.get("answers_differing", 0) for client in checked),
+        },
+    }
+    return {
+        **machine_of(found),
+        "versions": versions_of(found),
+        "smoke": bool(found["smoke"]),
+        "pairs": pairs,
+        "window_s": found["window_s"],
+        "shielded": found.get("shielded"),
+        "summary": summary,
+        "load": load_of(runs, others),
+    }
+
+
+# --- switchback.json -------------------------------------------------------------------------
+
+ARM_KEYS = {"p50": "p50_us", "p99": "p99_us", "server": "server_us_p50"}
+SHOWN_SLICES = (
+    4  # as the build shows them (generator/arithmetic/bench_files.py); compared, not shared
+)
+
+
+def nearest_rank(values: list, q: int) -> float:
+    ordered = sorted(values)
+    return ordered[-(-q * len(ordered) // 100) - 1]
+
+
+def one_statistic(runs: list, key: str, delta: float) -> dict:
+    d, levels = [], []
+    for run in runs:
+        a, b = run["arms"]["a"][key], run["arms"]["b"][key]
+        d.append(math.log(b / a) if a and b and a > 0 and b > 0 else None)
+        if a and a > 0:
+            levels.append(a)
+    present = [x for x in d if x is not None]
+    level = statistics.median(levels) if levels else None
+    found = {
+        "d": d,
+        "left_out": d.count(None),
+        "sd_d": statistics.stdev(present) if len(present) > 1 else None,
+        "level_us": level,
+    }
+    if not present:
+        return {**found, "interval": None, "contains_zero": None}
+    interval = report_intervals.expected(present, delta, level)
+    found["interval"] = interval
+    found["contains_zero"] = interval["low95"] <= 0 <= interval["high95"]
+    return found
+
+
+def recovered(by_statistic: dict, added: float) -> dict:
+    found = {}
+    for name, entry in by_statistic.items():
+        interval = entry["interval"] or {}
+        low, high = interval.get("low95_us", math.inf), interval.get("high95_us", -math.inf)
+        if not (math.isfinite(low) and math.isfinite(high)):
+            found[name] = {"contains_added": False, "excludes_zero": False, "recovered": False}
+            continue
+        inside, apart = low <= added <= high, not low <= 0 <= high
+        found[name] = {"contains_added": inside, "excludes_zero": apart,
+                       "recovered": inside and apart and interval["reaches95"]}  # fmt: skip
+    return found
+
+
+def example_numbers(found: dict, folder: Path) -> dict:
+    recorded = found["example"]
+    path = folder / recorded["file"]
+    if hashlib.sha256(path.read_bytes()).hexdigest() != recorded["sha256"]:
+        raise Disagreement(f"bench/switchback: {path} is not the file switchback.json names")
+    meta, columns = codec.read_run(path)
+    arrival = [int(x) for x in columns["arrival_us"].tolist()]
+    arms = [int(x) for x in columns["arm"].tolist()]
+    answered = [
+        s == 200 and t >= 0
+        for s, t in zip(columns["status"].tolist(), columns["latency_us"].tolist(), strict=True)
+    ]
+    latency = [
+        t if ok else math.inf
+        for t, ok in zip(columns["latency_us"].tolist(), answered, strict=True)
+    ]
+    slice_us = found["slice_s"] * 1e6
+    table = {"arm": [], "requests": [], "p50_ms": []}
+    for k in range(meta["slices"]):
+        inside = [i for i, t in enumerate(arrival) if k * slice_us <= t < (k + 1) * slice_us]
+        table["arm"].append(arms[inside[0]] if inside else None)
+        table["requests"].append(len(inside))
+        table["p50_ms"].append(nearest_rank([latency[i] for i in inside], 50) / 1000
+                               if inside else None)  # fmt: skip
+    shown_slices = min(SHOWN_SLICES, meta["slices"])
+    kept = [i for i, t in enumerate(arrival) if t < SHOWN_SLICES * slice_us]
+    return {
+        "file": recorded["file"],
+        "sha256": recorded["sha256"],
+        "pair": meta["pair"],
+        "index": meta["index"],
+        "first_arm": meta["first_arm"],
+        "requests": len(arrival),
+        "slices": meta["slices"],
+        "slice_table": table,
+        "shown_slices": shown_slices,
+        "shown": {
+            "arrival_ms": [arrival[i] / 1000 for i in kept],
+            "latency_ms": [latency[i] / 1000 for i in kept],
+            "arm": [arms[i] for i in kept],
+        },
+    }
+
+
+def switchback_numbers(found: dict, folder: Path) -> dict:
+    rule = found["rule"]
+    comparisons, names = {}, []
+    for pair in found["pairs"]:
+        runs = [run for run in found["runs"] if run["pair"] == pair["name"]]
+        if not runs:
+            continue
+        same = pair["arm_a"]["name"] == pair["arm_b"]["name"]
+        kind = ("added_work" if pair["added_work_us_b"] else "aa") if same else "comparison"
+        by_statistic = {name: one_statistic(runs, key, rule["delta"][name])
+                        for name, key in ARM_KEYS.items()}  # fmt: skip
+        entry = {
+            "arm_a": pair["arm_a"]["name"],
+            "arm_b": pair["arm_b"]["name"],
+            "added_work_us": float(pair["added_work_us_b"]),
+            "kind": kind,
+            "runs": len(runs),
+            "statistics": by_statistic,
+        }
+        if kind == "added_work":
+            entry["recovery"] = recovered(by_statistic, entry["added_work_us"])
+        comparisons[pair["name"]] = entry
+        names.append(pair["name"])
+    runs = found["runs"]
+    loads = [run[key]["loadavg1"] for run in runs for key in ("load_before", "load_after")
+             if isinstance(run.get(key), dict) and "loadavg1" in run[key]]  # fmt: skip
+    others = [run["others_share"] for run in runs if run.get("others_share") is not None]
+    load = {"loadavg_min": min(loads), "loadavg_max": max(loads)} if loads else {}
+    if others:
+        load.update(others_share_min=min(others), others_share_max=max(others))
+    mine = {
+        "date": found["date"],
+        "cores": found["fingerprint"]["cores"],
+        "cpu_model": found["fingerprint"]["cpu_model"],
+        "cpu": found["cpu"],
+        "smoke": bool(found["smoke"]),
+        "rate_multiple": found["rate_multiple"],
+        "arrival_rate": found["arrival_rate"],
+        "saturation_S": found["saturation_S"],
+        "window_s": found["window_s"],
+        "slice_s": found["slice_s"],
+        "runs": len(runs),
+        "rule": {
+            **{
+                key: rule[key]
+                for key in ("rule", "text", "confidence", "same_within_confidence", "delta")
+            },
+            "delta_share": {name: math.exp(value) - 1 for name, value in rule["delta"].items()},
+        },  # fmt: skip
+        "names": names,
+        "comparisons": comparisons,
+        "load": load,
+    }
+    aa = [name for name in names if comparisons[name]["kind"] == "aa"]
+    if aa:
+        mine["aa"] = aa[0]
+    if found.get("example") is not None:
+        mine["example"] = example_numbers(found, folder)
+    return mine
+
+
+# --- the check --------------------------------------------------------------------------------
+
+
+def folder_of(results: dict, given: Path | None) -> Path:
+    if given is not None:
+        return Path(given)
+    named = Path(results["bench"]["dir"])
+    return named if named.is_absolute() else ROOT / named
+
+
+def check(results: dict, given: Path | None, checker, say) -> None:
+    """Every benchmark number results.json shows, recomputed from its file in the folder."""
+    if "bench" not in results:
+        say("results.json shows no benchmarks (built without a bench folder)")
+        return
+    folder = folder_of(results, given)
+    numbers = {
+        "handler_trace": trace_numbers,
+        "batcher": batcher_numbers,
+        "switchback": lambda found: switchback_numbers(found, folder),
+    }
+    for name, file_name in FILES.items():
+        path, shown = folder / file_name, name in results["bench"]
+        if path.exists() != shown:
+            raise Disagreement(
+                f"bench/{name}: {path} {'exists' if path.exists() else 'does not exist'}, but "
+                f"results.json {'shows' if shown else 'does not show'} it (rebuild the site)"
+            )
+        if not shown:
+            say(f"no {file_name} in {folder}")
+            continue
+        content = path.read_bytes()
+        if hashlib.sha256(content).hexdigest() != results["bench"][name]["sha256"]:
+            raise Disagreement(f"bench/{name}: {path} changed since the build (its sha256)")
+        mine = {"file": file_name, "sha256": results["bench"][name]["sha256"]}
+        mine.update(numbers[name](json.loads(content)))
+        before = checker.count
+        compare(checker, results, ("bench", name), mine)
+        say(f"{file_name}: {checker.count - before} values recomputed from the file's runs")
+    checker.same("bench (its keys)", sorted(results["bench"]),
+                 sorted(["dir", *(n for n in FILES if n in results["bench"])]))  # fmt: skip
