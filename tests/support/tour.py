@@ -259,9 +259,10 @@ def tour(browser, base: str, viewport: str) -> list[PageSeen]:
 
 def tour_in_its_own_browser(base: str, viewport: str) -> list[PageSeen]:
     """`tour` in a chromium of its own, started on the calling thread (Playwright's sync API
-    belongs to the thread that started it): the two sizes' tours run side by side on two
-    threads, each mostly waiting on its own browser's processes, so the pair takes about as
-    long as one (the browser tier's longest work: 90 s each, one after the other, before)."""
+    belongs to the thread that started it), so the two sizes' tours run side by side on two
+    threads. A tour keeps about one core busy (its browser's processes), so the pair gains
+    what a second core has to spare: 158 s for both on a fresh clone, against 95 + 92 s one
+    after the other before (the browser tier's longest work)."""
     from playwright.sync_api import sync_playwright
 
     with sync_playwright() as started:
