@@ -10,6 +10,7 @@ original lesson's box (site_src/reference_box.json); an unknown one fails the bu
 Run through `python -m generator build`.
 """
 
+import functools
 import json
 from pathlib import Path
 
@@ -68,8 +69,16 @@ FILTERS = {
 
 
 def environment(pages_dir: Path) -> jinja2.Environment:
+    """One environment per templates folder and process: Jinja keeps the templates it
+    compiled (compiling is most of a small build's time) and compiles one again when its
+    file changes (auto_reload), so an edited or broken template is still read afresh."""
+    return _environment(str(Path(pages_dir).resolve()))
+
+
+@functools.lru_cache(maxsize=16)
+def _environment(pages_dir: str) -> jinja2.Environment:
     env = jinja2.Environment(
-        loader=jinja2.FileSystemLoader(str(pages_dir)),
+        loader=jinja2.FileSystemLoader(pages_dir),
         undefined=jinja2.StrictUndefined,
         keep_trailing_newline=True,
         autoescape=False,
