@@ -26,6 +26,7 @@ from lab.load.arrivals import poisson_arrivals, slice_arms
 from lab.load.openloop import run_open_loop
 from lab.paths import REPO
 from lab.rawformat import codec
+from lab.service.process import get_json
 from lab.service.server_timing import parse_server_timing
 from lab.service.switchback import StoreWithAddedWork, create_switchback_app, spin
 
@@ -108,6 +109,35 @@ def test_each_arm_is_served_by_its_own_setting_with_the_same_answers(
         assert post(client, "b", unknown_ids[0]).status_code == 404  # as /predict
 
 
+@pytest.mark.parametrize("added_us", [0, 1_000])
+def test_swapped_routes_serve_the_other_arm_and_the_added_work_stays_with_b(
+    model, expected_scores, added_us
+):
+    app = create_switchback_app(NONE, QUEUE_B1, added_work_us_b=added_us, swap_routes=True,
+                                model=model)  # fmt: skip
+    customers = list(expected_scores)[:20]
+    ready = {"a": [], "b": []}
+    with TestClient(app) as client:
+        health = client.get("/health").json()
+        assert health["routes"] == {"a": "b", "b": "a"}
+        assert health["arms"]["b"] == {"batcher": "queue", "max_batch": 1, "max_wait_ms": 0.0}
+        for customer in customers:
+            for route in "ab":
+                answer = post(client, route, customer)
+                assert answer.json()["probability"] == expected_scores[customer]
+                timing = parse_server_timing(answer.headers["server-timing"])
+                ready[route].append(timing["ready"])
+        # Route a serves arm B (queue B=1): its requests, and only they, were batched.
+        assert client.get("/arm/a/batches").json()["batches_made"] == len(customers)
+        assert client.get("/arm/b/batches").json()["batches_made"] == 0
+    if added_us:  # the added work follows arm B to route a
+        extra_us = (statistics.median(ready["a"]) - statistics.median(ready["b"])) * 1000
+        assert 0.8 * added_us <= extra_us <= 2.0 * added_us
+    unswapped = create_switchback_app(NONE, QUEUE_B1, model=model)
+    with TestClient(unswapped) as client:
+        assert client.get("/health").json()["routes"] == {"a": "a", "b": "b"}
+
+
 def test_both_arms_batch_with_their_own_cap_and_wait(model):
     app = create_switchback_app(
         {"batcher": "queue", "max_batch": 32, "max_wait_ms": 0.0},
@@ -180,6 +210,7 @@ def test_the_schedule_puts_the_switchback_runs_after_part_b_each_with_a_drawn_fi
     assert kinds.index("part_c") > max(i for i, k in enumerate(kinds) if k == "switchback")
     assert [run["run_index"] for run in runs] == [0, 0, 1, 1]
     assert {run["first_arm"] for run in runs} <= {"a", "b"}
+    assert {type(run["swap_routes"]) for run in runs} == {bool}
     assert {run["run_id"] for run in runs} >= {"switchback-0-none-vs-b1-w0",
                                                 "switchback-1-none-vs-none"}  # fmt: skip
     assert runs[0]["slice_s"] == 0.1 and runs[0]["rate_multiple"] == design.QUIET_RATE
@@ -238,13 +269,17 @@ def test_a_format_nobody_wrote_is_refused(tmp_path, monkeypatch):
 # --- end to end: one real service process, the campaign's executor, the benchmark ----------
 
 
-def test_one_service_process_serves_both_arms_slice_by_slice(start_service, request_ids_sample):
+@pytest.mark.parametrize("swap_routes", [False, True])
+def test_one_service_process_serves_both_arms_slice_by_slice(
+    start_service, request_ids_sample, swap_routes
+):
     customer_ids, expected = request_ids_sample
-    service = start_service("none", arm_b=QUEUE_B1)
+    service = start_service("none", arm_b=QUEUE_B1, swap_routes=swap_routes)
     arrivals_s = poisson_arrivals(200.0, 1.0, seed=11)
     columns, stats = run_open_loop(
         service.host, service.port, arrivals_s, customer_ids, 16, 10.0,
         window_s=1.0, expected=expected[: len(arrivals_s)], slice_us=100_000, first_arm=1,
+        swap_routes=swap_routes,
     )  # fmt: skip
     arm = columns["arm"]
     assert np.array_equal(arm, (1 + columns["arrival_us"].astype(np.int64) // 100_000) % 2)
@@ -252,9 +287,14 @@ def test_one_service_process_serves_both_arms_slice_by_slice(start_service, requ
                                                                int((arm == 1).sum())]  # fmt: skip
     assert (columns["status"] == 200).all()
     assert stats["answers_compared"] == len(arrivals_s) and stats["answers_differing"] == 0
-    # The service's own records: arm B's batcher scored exactly B's requests; A has none.
+    # The service's own records: arm B's batcher scored exactly B's requests; A has none
+    # (asked of the route serving each arm: /arm/a/batches is arm B's when swapped).
     assert service.batches("b")["rows_scored"] == int((arm == 1).sum())
     assert service.batches("a")["batches_made"] == 0
+    route_b = "a" if swap_routes else "b"
+    assert get_json(service.host, service.port, f"/arm/{route_b}/batches")[1]["rows_scored"] == (
+        int((arm == 1).sum())
+    )
 
 
 @pytest.fixture
@@ -274,6 +314,7 @@ def test_the_campaigns_executor_writes_a_switchback_run(tmp_path, monkeypatch, s
     assert meta["format"] == "batching-lab-run/3" and meta["kind"] == "switchback"
     assert (meta["arm_a"], meta["arm_b"]) == (run["arm_a"], run["arm_b"])
     assert meta["first_arm"] == run["first_arm"] and meta["slice_us"] == 100_000
+    assert meta["swap_routes"] == run["swap_routes"]
     assert meta["slices"] == 6 and meta["client"]["answers_differing"] == 0
     first = "ab".index(run["first_arm"])
     assert np.array_equal(columns["arm"], slice_arms(columns["arrival_us"], 100_000, first))
@@ -288,7 +329,8 @@ def test_the_campaigns_executor_writes_a_switchback_run(tmp_path, monkeypatch, s
 def test_the_benchmarks_quick_mode_writes_a_valid_json(tmp_path, lab_artifacts):
     out = tmp_path / "switchback.json"
     command = [sys.executable, "-m", "lab.bench.switchback", "--cpu", "1", "--quick",
-               "--runs", "1", "--aa-runs", "1", "--window-s", "0.5", "--slice-s", "0.25",
+               "--runs", "1", "--aa-runs", "1", "--added-work-runs", "1", "--window-s", "0.5",
+               "--slice-s", "0.25",
                "--saturation", "400", "--out", str(out)]  # fmt: skip
     done = subprocess.run(command, cwd=REPO, capture_output=True, text=True, timeout=300)
     assert done.returncode == 0, done.stderr
@@ -303,13 +345,26 @@ def test_the_benchmarks_quick_mode_writes_a_valid_json(tmp_path, lab_artifacts):
     assert {run["pair"] for run in found["runs"]} == names
     for run in found["runs"]:
         assert run["first_arm"] in ("a", "b") and run["slices"] == 2
+        assert run["swap_routes"] in (True, False)
         assert run["client"]["answers_differing"] == 0
         assert set(run["arms"]) == {"a", "b"}
         for arm in run["arms"].values():
             assert set(arm) == {"requests", "answered", "p50_us", "p99_us", "server_us_p50",
-                                "batch_mean"}  # fmt: skip
+                                "batch_mean", "batches", "batches_unfilled",
+                                "unfilled_first_wait_us_p50"}  # fmt: skip
             assert arm["requests"] > 0 and arm["answered"] == arm["requests"]
             assert arm["p50_us"] <= arm["p99_us"]
+        pair = next(p for p in found["pairs"] if p["name"] == run["pair"])
+        for name, arm in run["arms"].items():  # batches are the arm's, whichever its route
+            setting = pair[f"arm_{name}"]
+            if setting["batcher"] == "none":
+                assert arm["batches"] == 0 and arm["unfilled_first_wait_us_p50"] is None
+            else:
+                assert arm["batches"] > 0 and arm["batch_mean"] <= setting["max_batch"]
+        waited = run["arms"]["b"]
+        if run["pair"] == "B=32 W=0 vs B=32 W=1" and waited["batches_unfilled"]:
+            # W = 1 ms: a batch that did not fill waited at least W for its first request
+            assert waited["unfilled_first_wait_us_p50"] >= 1000
         assert set(run) >= {"index", "seed", "client", "others_share", "load_before",
                             "load_after", "probe_before", "probe_after"}  # fmt: skip
 
@@ -317,7 +372,32 @@ def test_the_benchmarks_quick_mode_writes_a_valid_json(tmp_path, lab_artifacts):
 def test_the_benchmark_interleaves_its_runs_by_index():
     planned = bench.plan(runs=3, aa_runs=1, seed=4)
     assert len(planned) == 3 * 2 + 1 * 3
-    assert [index for index, _, _ in planned] == [0] * 5 + [1] * 2 + [2] * 2
-    assert {pair for index, pair, _ in planned if index > 0} == set(bench.COMPARISONS)
-    assert {first for _, _, first in planned} == {"a", "b"}
+    assert [run.index for run in planned] == [0] * 5 + [1] * 2 + [2] * 2
+    assert {run.pair for run in planned if run.index > 0} == set(bench.COMPARISONS)
+    assert {run.first_arm for run in planned} == {"a", "b"}
     assert bench.plan(runs=3, aa_runs=1, seed=4) == planned
+
+
+def test_the_benchmark_swaps_the_routes_of_about_half_the_runs_of_every_pair():
+    planned = bench.plan(runs=40, aa_runs=40, seed=1)
+    for pair in bench.COMPARISONS + bench.CONTROLS:
+        swapped = [run.swap_routes for run in planned if run.pair == pair]
+        assert len(swapped) == 40 and 10 <= sum(swapped) <= 30, (pair.name, sum(swapped))
+    # Swapping crosses nothing else: first arm and route are drawn apart.
+    crossed = {(run.first_arm, run.swap_routes) for run in planned}
+    assert crossed == {("a", False), ("a", True), ("b", False), ("b", True)}
+
+
+def test_the_serve_command_refuses_arm_b_options_without_arm_b(model):
+    import argparse
+
+    from lab.service import serve
+
+    parser = argparse.ArgumentParser()
+    serve.add_arguments(parser)
+    for lone in (["--swap-routes"], ["--added-work-us-b", "50"]):
+        with pytest.raises(ValueError, match="need two arms: give --arm-b-batcher"):
+            serve.build_app(parser.parse_args(lone))
+    swapped = parser.parse_args(["--arm-b-batcher", "queue", "--arm-b-max-batch", "1",
+                                 "--swap-routes"])  # fmt: skip
+    assert swapped.swap_routes is True and swapped.arm_b_max_batch == 1

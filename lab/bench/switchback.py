@@ -2,7 +2,8 @@
 slices of one open-loop run, against A/A controls and a known added amount of work. A
 benchmark, not a test.
 
-    [setsid -w] python -m lab.bench.switchback --cpu 1 [--runs 40] [--aa-runs 10]
+    [setsid -w] python -m lab.bench.switchback --cpu 1 [--runs 40] [--aa-runs 40]
+        [--added-work-runs 10]
         [--window-s 8] [--rate 0.5] [--slice-s 0.5] [--saturation S] [--seed 1]
         [--probe MODULE:FUNCTION] [--nice N] [--quick] [--out data/bench/switchback.json]
 
@@ -14,9 +15,9 @@ slices alternating from a first arm drawn per run from a seeded generator. The r
 
 - `none vs B=1 W=0` and `B=32 W=0 vs B=32 W=1`, --runs each (queue B=1's cost, the W = 1 ms
   wait's cost);
-- `none vs none`, an A/A control, and `none vs none +50 µs`, `none vs none +150 µs`, A/A with
-  arm B's handler spinning that many µs of CPU per request (the service's --added-work-us-b,
-  which exists for this calibration check only), --aa-runs each.
+- `none vs none`, an A/A control (--aa-runs), and `none vs none +50 µs`, `none vs none
+  +150 µs`, A/A with arm B's handler spinning that many µs of CPU per request (the service's
+  --added-work-us-b, which exists for this calibration check only), --added-work-runs each.
 
 They are interleaved: index by index, the comparisons still owed a run at that index in a
 seeded random order; all runs of one index meet the same arrivals. S is measured at the start
@@ -31,7 +32,7 @@ lab does not import the generator). Keys:
 
 - `what`, `command`, `date`, `git_commit`, `fingerprint`, `cpu`, `nice`, `shielded`,
   `probe` (the probe's name or null), `seed`, `smoke` (true when the runs are too few or too
-  short to read numbers from: fewer than 40 / 10 runs or windows under 8 s);
+  short to read numbers from: fewer than 40 / 40 / 10 runs or windows under 8 s);
 - `rule`: the told-apart rule the runs are judged by, as lab/design.py states it when they
   run (its 2026-12-01 note; what a campaign freezes as `rules.told_apart`): `rule`, `text`,
   `confidence`, `same_within_confidence`, `delta` (log units per statistic);
@@ -41,12 +42,17 @@ lab does not import the generator). Keys:
 - `pairs`: each comparison, `name`, `arm_a`, `arm_b` (setting records), `added_work_us_b`, and
   `runs` (how many it was given);
 - `runs`: in the order run, each: `pair` (its name), `index` (all pairs of one index met the
-  same arrivals), `seed` (of the arrivals), `first_arm` (`a` or `b`), `slices`, `arms`: for
+  same arrivals), `seed` (of the arrivals), `first_arm` (`a` or `b`), `swap_routes` (true:
+  route a served arm B and route b arm A, drawn per run; absent in files from before
+  2026-12-02, whose runs all had routes a -> A, b -> B), `slices`, `arms`: for
   `a` and `b`, `requests` (scheduled in its slices), `answered` (status 200), `p50_us`,
   `p99_us` (latency from the scheduled arrival, nearest rank, a request not answered with 200
   counting as infinitely late: null when the percentile falls on one), `server_us_p50` (median
   of ready + queued + model from Server-Timing, answered requests), `batch_mean` (mean rows
-  per model call its answers were scored in); `client`: `cpu_us_per_request`,
+  per model call its answers were scored in), `batches`, `batches_unfilled` and
+  `unfilled_first_wait_us_p50` (the arm's micro-batcher's batches after the window, those
+  smaller than its B, and their median first wait: minus W, the overshoot; 0 batches for
+  batcher none; absent before 2026-12-02); `client`: `cpu_us_per_request`,
   `dispatch_lag_us_p99`, `never_answered`, `non_200`, `answers_compared`,
   `answers_differing` (every answer checked to the bit); `others_share` (the share of the core
   anything else took during the run); `load_before`, `load_after` (`loadavg1`, `idle_share`,
@@ -60,7 +66,7 @@ lab does not import the generator). Keys:
 
 d = ln(statistic of B) − ln(statistic of A) per run for p50, p99 and server_us_p50 is printed
 at the end with its median and SD over runs per comparison, as a first look only.
-About 25 minutes with the defaults (110 runs of about 12.5 s, as the first smoke run took).
+About 25 minutes with the defaults (140 runs of about 10.5 s, as the 2026-12-01 run took).
 """
 
 import argparse
@@ -70,6 +76,7 @@ import math
 import statistics
 import sys
 from pathlib import Path
+from typing import NamedTuple
 
 import numpy as np
 
@@ -97,29 +104,60 @@ COMPARISONS = (
 )
 CONTROLS = (Switchback(NONE, NONE), Switchback(NONE, NONE, 50.0), Switchback(NONE, NONE, 150.0))
 STATISTICS = {"p50_us": "p50", "p99_us": "p99", "server_us_p50": "server"}  # key: short name
-QUICK = {"runs": 2, "aa_runs": 2, "window_s": 2.0}
-FULL = {"runs": 40, "aa_runs": 10, "window_s": 8.0}
+QUICK = {"runs": 2, "aa_runs": 2, "added_work_runs": 2, "window_s": 2.0}
+FULL = {"runs": 40, "aa_runs": 40, "added_work_runs": 10, "window_s": 8.0}
 LOAD_KEYS = ("idle_share", "steal_share")
 EXAMPLE_PAIR = Switchback(NONE, NONE)  # the run whose requests are kept: the first A/A run
 EXAMPLE_COLUMNS = {"arrival_us": np.uint32, "arm": np.uint8, "latency_us": np.int32,
                    "status": np.uint16}  # fmt: skip
 
 
-def plan(runs: int, aa_runs: int, seed: int) -> list[tuple[int, Switchback, str]]:
-    """(index, pair, first arm) of every run, in the order run: index by index, the pairs
-    still owed a run at that index shuffled, each run's first arm drawn."""
-    counts = {pair: runs for pair in COMPARISONS} | {pair: aa_runs for pair in CONTROLS}
+class Planned(NamedTuple):
+    index: int
+    pair: Switchback
+    first_arm: str
+    swap_routes: bool
+
+
+def run_counts(runs: int, aa_runs: int, added_work_runs: int) -> dict[Switchback, int]:
+    """How many runs each pair gets: the comparisons `runs`, the A/A control `aa_runs`, each
+    added amount `added_work_runs`."""
+    aa, *added = CONTROLS
+    return ({pair: runs for pair in COMPARISONS} | {aa: aa_runs}
+            | {pair: added_work_runs for pair in added})  # fmt: skip
+
+
+def plan(runs: int, aa_runs: int, seed: int, added_work_runs: int | None = None) -> list[Planned]:
+    """Every run, in the order run: index by index, the pairs still owed a run at that index
+    shuffled, each run's first arm drawn and whether its routes are swapped (route a serving
+    arm B, so a route's place falls on both arms alike). `added_work_runs` defaults to
+    `aa_runs`."""
+    counts = run_counts(runs, aa_runs, aa_runs if added_work_runs is None else added_work_runs)
     planned = []
     for index in range(max(counts.values(), default=0)):
         due = [pair for pair, count in counts.items() if index < count]
         rng = np.random.default_rng([seed, index])
         order, firsts = rng.permutation(len(due)), rng.integers(0, 2, len(due))
-        planned += [(index, due[i], ARMS[first]) for i, first in zip(order, firsts, strict=True)]
+        swaps = rng.integers(0, 2, len(due))  # drawn after: order and first arms unchanged
+        planned += [Planned(index, due[i], ARMS[first], bool(swap))
+                    for i, first, swap in zip(order, firsts, swaps, strict=True)]  # fmt: skip
     return planned
 
 
 def finite_or_none(value: float) -> float | None:
     return round(value, 1) if math.isfinite(value) else None
+
+
+def unfilled_first_waits(batches: dict, max_batch: int) -> dict:
+    """The batches of one arm's micro-batcher (GET /arm/<route>/batches after the window):
+    how many, and the median first wait of those that did not fill (µs; None without one)."""
+    waits = [wait for size, wait in zip(batches["size"], batches["first_wait_us"], strict=True)
+             if size < max_batch]  # fmt: skip
+    return {
+        "batches": len(batches["size"]),
+        "batches_unfilled": len(waits),
+        "unfilled_first_wait_us_p50": float(np.median(waits)) if waits else None,
+    }
 
 
 def arm_summary(columns: dict, arm: int) -> dict:
@@ -172,27 +210,37 @@ class Bench:
                 service.port, seconds, SATURATION_CONNECTIONS, self.cpu
             )
 
-    def run(self, index: int, pair: Switchback, first_arm: str) -> tuple[dict, dict]:
+    def run(self, planned: Planned) -> tuple[dict, dict]:
         """(the run's summary, its columns)."""
-        options = self.options
-        seed = switchback_seed(BENCH, index, options["rate_multiple"])
-        found = {"pair": pair.name, "index": index, "seed": seed, "first_arm": first_arm,
+        options, pair = self.options, planned.pair
+        seed = switchback_seed(BENCH, planned.index, options["rate_multiple"])
+        found = {"pair": pair.name, "index": planned.index, "seed": seed,
+                 "first_arm": planned.first_arm, "swap_routes": planned.swap_routes,
                  "probe_before": self._probe(),
                  "load_before": trimmed_load(load_snapshot(self.cpu))}  # fmt: skip
         a = pair.arm_a
         service = self.launcher.service(a.batcher, a.max_batch, a.max_wait_ms, cpu=self.cpu,
                                         arm_b=pair.arm_b.as_dict(),
-                                        added_work_us_b=pair.added_work_us_b)  # fmt: skip
-        with service, CoreWatch(self.cpu, service.pid) as watch:
-            meta, columns = self.machinery.openloop(
-                service.port, options["arrival_rate"], options["window_s"], seed, self.cpu,
-                options["drain_s"], extra=("--slice-s", str(options["slice_s"]),
-                                           "--first-arm", first_arm),
-            )  # fmt: skip
+                                        added_work_us_b=pair.added_work_us_b,
+                                        swap_routes=planned.swap_routes)  # fmt: skip
+        extra = ("--slice-s", str(options["slice_s"]), "--first-arm", planned.first_arm)
+        extra += ("--swap-routes",) if planned.swap_routes else ()
+        with service:
+            with CoreWatch(self.cpu, service.pid) as watch:
+                meta, columns = self.machinery.openloop(
+                    service.port, options["arrival_rate"], options["window_s"], seed, self.cpu,
+                    options["drain_s"], extra=extra,
+                )  # fmt: skip
+            batches = {name: service.batches(name) for name in ARMS}
         stats = meta["stats"]
+        settings = {"a": pair.arm_a, "b": pair.arm_b}
         found.update(
             slices=stats["slices"],
-            arms={name: arm_summary(columns, arm) for arm, name in enumerate(ARMS)},
+            arms={
+                name: arm_summary(columns, arm)
+                | unfilled_first_waits(batches[name], settings[name].max_batch)
+                for arm, name in enumerate(ARMS)
+            },
             client={
                 "cpu_us_per_request": stats["client_cpu_us_per_request"],
                 "dispatch_lag_us_p99": stats["dispatch_lag_us_p99"],
@@ -215,7 +263,8 @@ def progress_line(number: int, total: int, run: dict) -> str:
                       for short, d in ratios.items())  # fmt: skip
     p50 = "/".join(f"{(arms[n]['p50_us'] or math.nan) / 1000:.2f}" for n in ARMS)
     return (
-        f"[{number}/{total}] {run['pair']} #{run['index']} first {run['first_arm']}: "
+        f"[{number}/{total}] {run['pair']} #{run['index']} first {run['first_arm']}"
+        f"{', routes swapped' if run['swap_routes'] else ''}: "
         f"p50 A/B {p50} ms; {shown}; client {run['client']['cpu_us_per_request']:.1f} µs/request, "
         f"{run['client']['answers_differing']} answers differ"
     )
@@ -237,14 +286,14 @@ def first_look(runs: list[dict]) -> dict:
     return found
 
 
-def run_bench(cpu=1, runs=40, aa_runs=10, window_s=8.0, rate_multiple=0.5,
+def run_bench(cpu=1, runs=40, aa_runs=40, added_work_runs=10, window_s=8.0, rate_multiple=0.5,
               slice_s=SWITCHBACK_SLICE_S, saturation=None, drain_s=30.0, seed=1, probe=None,
               nice=0) -> dict:  # fmt: skip
     """Run every switchback run and return what switchback.json holds."""
     shielded = shield(nice)
     runner_cores = pin_runner_away_from(cpu)
     expected.ensure()  # the clients' bit check, made here and not on the measurement core
-    planned = plan(runs, aa_runs, seed)
+    planned = plan(runs, aa_runs, seed, added_work_runs)
     with Launcher(cores=runner_cores or None) as launcher, Machinery("switchback") as machinery:
         bench = Bench(launcher, machinery, cpu, probe, {})
         measured = None
@@ -256,19 +305,24 @@ def run_bench(cpu=1, runs=40, aa_runs=10, window_s=8.0, rate_multiple=0.5,
                          "arrival_rate": rate_multiple * saturation, "window_s": window_s,
                          "slice_s": slice_s, "drain_s": drain_s}  # fmt: skip
         done, example = [], None
-        for number, (index, pair, first_arm) in enumerate(planned, start=1):
-            summary, columns = bench.run(index, pair, first_arm)
+        for number, run in enumerate(planned, start=1):
+            summary, columns = bench.run(run)
             done.append(summary)
-            if example is None and pair == EXAMPLE_PAIR:
+            if example is None and run.pair == EXAMPLE_PAIR:
                 example = (summary, columns)
             print(progress_line(number, len(planned), done[-1]), flush=True)
-    counts = {pair: runs for pair in COMPARISONS} | {pair: aa_runs for pair in CONTROLS}
+    counts = run_counts(runs, aa_runs, added_work_runs)
     return {
         "what": __doc__.splitlines()[0],
         "date": datetime.datetime.now(datetime.UTC).isoformat(timespec="seconds"),
         "git_commit": git_commit(),
         "fingerprint": fingerprint(),
-        "smoke": runs < FULL["runs"] or aa_runs < FULL["aa_runs"] or window_s < FULL["window_s"],
+        "smoke": (
+            runs < FULL["runs"]
+            or aa_runs < FULL["aa_runs"]
+            or added_work_runs < FULL["added_work_runs"]
+            or window_s < FULL["window_s"]
+        ),
         "cpu": cpu,
         "nice": nice,
         "shielded": shielded,
@@ -318,7 +372,10 @@ def main(argv=None) -> int:
     parser.add_argument("--cpu", type=int, default=1, help="the measurement core")
     parser.add_argument("--runs", type=int, default=None, help="runs of each comparison (40)")
     parser.add_argument("--aa-runs", type=int, default=None,
-                        help="runs of the A/A control and of each added amount (10)")  # fmt: skip
+                        help="runs of the A/A control (40: enough to tell a route's place "
+                        "from chance)")  # fmt: skip
+    parser.add_argument("--added-work-runs", type=int, default=None,
+                        help="runs of each added amount (10)")  # fmt: skip
     parser.add_argument("--window-s", type=float, default=None, help="seconds of arrivals (8)")
     parser.add_argument("--rate", type=float, default=0.5, help="arrival rate, a multiple of S")
     parser.add_argument("--slice-s", type=float, default=SWITCHBACK_SLICE_S, help="slice length")
@@ -339,8 +396,11 @@ def main(argv=None) -> int:
     sizes = QUICK if args.quick else FULL
     runs = args.runs if args.runs is not None else sizes["runs"]
     aa_runs = args.aa_runs if args.aa_runs is not None else sizes["aa_runs"]
+    added_work_runs = (
+        args.added_work_runs if args.added_work_runs is not None else sizes["added_work_runs"]
+    )
     window_s = args.window_s if args.window_s is not None else sizes["window_s"]
-    found = run_bench(args.cpu, runs, aa_runs, window_s, args.rate, args.slice_s,
+    found = run_bench(args.cpu, runs, aa_runs, added_work_runs, window_s, args.rate, args.slice_s,
                       args.saturation, args.drain_s, args.seed, load_probe(args.probe),
                       args.nice)  # fmt: skip
     found["command"] = "python -m lab.bench.switchback " + " ".join(

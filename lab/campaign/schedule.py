@@ -44,7 +44,9 @@ def part_b_round(profile: Profile, round_index: int, seed: int) -> list[dict]:
 SWITCHBACK_STREAM = 28
 
 
-def switchback_run(profile: Profile, index: int, pair: Switchback, first_arm: str) -> dict:
+def switchback_run(
+    profile: Profile, index: int, pair: Switchback, first_arm: str, swap_routes: bool = False
+) -> dict:
     work = f"-plus{pair.added_work_us_b:g}us" if pair.added_work_us_b else ""
     slugs = f"{setting_slug(pair.arm_a)}-vs-{setting_slug(pair.arm_b)}{work}"
     return {
@@ -55,6 +57,7 @@ def switchback_run(profile: Profile, index: int, pair: Switchback, first_arm: st
         "arm_b": pair.arm_b.as_dict(),
         "added_work_us_b": pair.added_work_us_b,
         "first_arm": first_arm,
+        "swap_routes": swap_routes,
         "rate_multiple": profile.switchback_rate,
         "window_s": profile.window_s,
         "slice_s": profile.slice_s,
@@ -63,15 +66,17 @@ def switchback_run(profile: Profile, index: int, pair: Switchback, first_arm: st
 
 def switchback_block(profile: Profile, seed: int) -> list[dict]:
     """`profile.switchback_runs` runs of every pair: index by index, the pairs shuffled inside
-    each index, and each run's first arm drawn from the same seeded generator."""
+    each index, and each run's first arm and whether its routes are swapped (route a serving
+    arm B: a route's place counterbalanced) drawn from the same seeded generator."""
     runs = []
     for index in range(profile.switchback_runs):
         rng = np.random.default_rng([seed, SWITCHBACK_STREAM, index])
         order = rng.permutation(len(profile.switchbacks))
         firsts = rng.integers(0, 2, len(profile.switchbacks))
+        swaps = rng.integers(0, 2, len(profile.switchbacks))  # drawn after: firsts unchanged
         runs += [
-            switchback_run(profile, index, profile.switchbacks[i], "ab"[first])
-            for i, first in zip(order, firsts, strict=True)
+            switchback_run(profile, index, profile.switchbacks[i], "ab"[first], bool(swap))
+            for i, first, swap in zip(order, firsts, swaps, strict=True)
         ]
     return runs
 

@@ -46,7 +46,7 @@ from lab.load.arrivals import slice_arms
 from lab.load.client_cli import run_client
 from lab.machine.timer import Sleeper
 from lab.model import artifacts, expected
-from lab.service.arms import ARMS, arm_path
+from lab.service.arms import ARMS, arm_path, route_of_arms
 from lab.service.server_timing import server_timing_moments
 
 NS_PER_S = 1_000_000_000
@@ -273,6 +273,7 @@ def run_open_loop(
     expected: np.ndarray | None = None,
     slice_us: int | None = None,
     first_arm: int = 0,
+    swap_routes: bool = False,
 ) -> tuple[dict[str, np.ndarray], dict]:
     """Drive the service with requests at `arrivals_s` (seconds from window start), request
     i asking about `customer_ids[i]`. Returns (columns, stats); raises `PeerClosed` or
@@ -280,7 +281,8 @@ def run_open_loop(
     `window_s` defaults to the last arrival, `arrival_rate` to requests / window_s;
     `expected[i]` is the probability request i must get back to the bit (None: not checked).
     With `slice_us` (a switchback run against a two-armed service), request i goes to arm
-    `arm[i]` of `slice_arms(arrival_us, slice_us, first_arm)`, returned as column `arm`."""
+    `arm[i]` of `slice_arms(arrival_us, slice_us, first_arm)`, returned as column `arm`, at
+    the route serving that arm (`swap_routes`: route b serves arm A and route a arm B)."""
     arrivals_s = np.asarray(arrivals_s, dtype=np.float64)
     if len(customer_ids) < len(arrivals_s):
         raise ValueError(f"{len(arrivals_s)} arrivals but only {len(customer_ids)} customer ids")
@@ -292,7 +294,8 @@ def run_open_loop(
     arms = None
     if slice_us is not None:
         arms = slice_arms(np.array(offsets_ns, dtype=np.int64) // 1000, slice_us, first_arm)
-    paths = None if arms is None else [arm_path(ARMS[arm]) for arm in arms]
+    routes = route_of_arms(swap_routes)
+    paths = None if arms is None else [arm_path(routes[ARMS[arm]]) for arm in arms]
     requests = httpclient.predict_requests(host, port, customer_ids, paths)
     httpclient.raise_open_files_limit(connections + 256)
     pool = Connections(host, port, connections)
@@ -506,6 +509,12 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument(
         "--first-arm", choices=ARMS, default="a", help="the arm of a switchback run's first slice"
     )
+    parser.add_argument(
+        "--swap-routes",
+        action="store_true",
+        help="a switchback run against a service started with --swap-routes: arm A's requests "
+        "go to /arm/b/predict and arm B's to /arm/a/predict",
+    )
     parser.add_argument("--out", type=Path, required=True, help="FILE.run.zip to write")
 
 
@@ -527,7 +536,8 @@ def main(args: argparse.Namespace) -> int:
     slice_us = None
     if args.slice_s is not None:
         slice_us = round(args.slice_s * 1e6)
-        meta.update(slice_s=args.slice_s, slice_us=slice_us, first_arm=args.first_arm)
+        meta.update(slice_s=args.slice_s, slice_us=slice_us, first_arm=args.first_arm,
+                    swap_routes=args.swap_routes)  # fmt: skip
     return run_client(
         "openloop",
         lambda: run_open_loop(
@@ -542,6 +552,7 @@ def main(args: argparse.Namespace) -> int:
             expected=expected.for_customers(customer_ids),
             slice_us=slice_us,
             first_arm=ARMS.index(args.first_arm),
+            swap_routes=args.swap_routes,
         ),
         args.out,
         meta,

@@ -11,3 +11,9 @@ ARMS = ("a", "b")
 def arm_path(arm: str, route: str = "predict") -> str:
     """The path of one arm's route: arm_path("a") -> "/arm/a/predict"."""
     return f"/arm/{arm}/{route}"
+
+
+def route_of_arms(swap_routes: bool) -> dict[str, str]:
+    """{arm: the route serving it}: a -> a and b -> b, or crossed when the routes are swapped
+    (lab/service/switchback.py's `swap_routes`)."""
+    return dict(zip(ARMS, tuple(reversed(ARMS)) if swap_routes else ARMS, strict=True))

@@ -98,6 +98,7 @@ class LaunchedService(ServiceProcess):
             "log": self.log_path,
             "arm_b": self.arm_b,
             "added_work_us_b": float(self.added_work_us_b),
+            "swap_routes": self.swap_routes,
         }
         self.child_pid = self.launcher.ask(request)["pid"]
         self.process = self  # the base class polls self.process

@@ -44,8 +44,9 @@ def build_app(request: dict, model):
                           model=model, max_records=request["max_records"])  # fmt: skip
     arm_a = {key: request[key] for key in ("batcher", "max_batch", "max_wait_ms")}
     return create_switchback_app(
-        arm_a, request["arm_b"], request.get("added_work_us_b", 0.0), model=model
-    )
+        arm_a, request["arm_b"], request.get("added_work_us_b", 0.0),
+        request.get("swap_routes", False), model=model,
+    )  # fmt: skip
 
 
 def launcher_main() -> int:

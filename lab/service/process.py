@@ -24,6 +24,7 @@ import time
 from lab import paths
 from lab.errors import ServiceError
 from lab.machine.processes import pin_command, python, single_thread_env
+from lab.service.arms import arm_path, route_of_arms
 
 
 def free_port(host: str = "127.0.0.1") -> int:
@@ -62,11 +63,13 @@ class ServiceProcess:
         cwd=None,
         arm_b: dict | None = None,
         added_work_us_b: float = 0.0,
+        swap_routes: bool = False,
     ):
         """`cwd`: the checkout whose `python -m lab serve` runs (default: this one). `arm_b`
         (a setting record {batcher, max_batch, max_wait_ms}): serve two arms, A with the
         setting above and B with this one (lab/service/switchback.py); `added_work_us_b` is
-        for the calibration check only (its known-effect runs)."""
+        for the calibration check only (its known-effect runs); `swap_routes` crosses the
+        two arms' routes (route a serves arm B)."""
         self.batcher = batcher
         self.max_batch = max_batch
         self.max_wait_ms = max_wait_ms
@@ -79,6 +82,7 @@ class ServiceProcess:
         self.cwd = cwd or paths.REPO
         self.arm_b = arm_b
         self.added_work_us_b = added_work_us_b
+        self.swap_routes = swap_routes
         self.process: subprocess.Popen | None = None
         self._stderr = None
 
@@ -106,7 +110,7 @@ class ServiceProcess:
                 "--arm-b-max-batch", str(self.arm_b.get("max_batch") or 0),
                 "--arm-b-max-wait-ms", repr(float(self.arm_b.get("max_wait_ms") or 0.0)),
                 "--added-work-us-b", repr(float(self.added_work_us_b)),
-            ]  # fmt: skip
+            ] + (["--swap-routes"] if self.swap_routes else [])  # fmt: skip
         return pin_command(self.cpu, serve)
 
     def start(self) -> "ServiceProcess":
@@ -173,8 +177,11 @@ class ServiceProcess:
     def batches(self, arm: str | None = None) -> dict:
         """The micro-batcher's batches: {"size": [...], "first_wait_us": [...], "batches_made":
         n, "rows_scored": n, "records_dropped": n} (see lab.service, GET /batches); of arm
-        `a` or `b` of a two-armed service (GET /arm/<arm>/batches)."""
-        return self._get("/batches" if arm is None else f"/arm/{arm}/batches")
+        `a` or `b` of a two-armed service (GET /arm/<route>/batches, the route serving that
+        arm)."""
+        if arm is None:
+            return self._get("/batches")
+        return self._get(arm_path(route_of_arms(self.swap_routes)[arm], "batches"))
 
     def _get(self, path: str) -> dict:
         status, found = get_json(self.host, self.port, path)

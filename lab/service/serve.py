@@ -49,13 +49,21 @@ def add_arguments(parser) -> None:
         help="FOR THE CALIBRATION CHECK ONLY (issue 28's known-effect runs): arm B's handler "
         "spins this many µs of CPU per request; never used by the campaign's comparisons",
     )
+    parser.add_argument(
+        "--swap-routes",
+        action="store_true",
+        help="two arms: /arm/a/predict serves arm B and /arm/b/predict arm A (a switchback "
+        "run counterbalances the routes' places)",
+    )
 
 
 def build_app(args):
     """The plain service, or the two-armed one when arm B is given."""
     if args.arm_b_batcher is None:
-        if args.added_work_us_b:
-            raise ValueError("--added-work-us-b needs two arms: give --arm-b-batcher")
+        if args.added_work_us_b or args.swap_routes:
+            raise ValueError(
+                "--added-work-us-b and --swap-routes need two arms: give --arm-b-batcher"
+            )
         return create_app(
             args.batcher, args.max_batch, args.max_wait_ms, max_records=args.max_records
         )
@@ -63,7 +71,7 @@ def build_app(args):
              "max_wait_ms": args.max_wait_ms}  # fmt: skip
     arm_b = {"batcher": args.arm_b_batcher, "max_batch": args.arm_b_max_batch,
              "max_wait_ms": args.arm_b_max_wait_ms}  # fmt: skip
-    return create_switchback_app(arm_a, arm_b, args.added_work_us_b)
+    return create_switchback_app(arm_a, arm_b, args.added_work_us_b, args.swap_routes)
 
 
 def main(args) -> int:

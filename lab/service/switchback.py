@@ -10,10 +10,11 @@ host's slow drifts fall on both alike.
 
 Routes
   GET  /health              {"status": "ok", "arms": {"a": setting, "b": setting},
-                            "added_work_us_b": n}
-  POST /arm/{arm}/predict   arm `a` or `b`: exactly /predict of lab/service/app.py (body,
-                            answer, errors, Server-Timing), scored by that arm's setting
-  GET  /arm/{arm}/batches   /batches of that arm's micro-batcher (empty for batcher none)
+                            "routes": {"a": route, "b": route}, "added_work_us_b": n}
+  POST /arm/{route}/predict route `a` or `b`: exactly /predict of lab/service/app.py (body,
+                            answer, errors, Server-Timing), scored by the setting of the
+                            arm it serves (arm a's unless the routes are swapped)
+  GET  /arm/{route}/batches /batches of that route's micro-batcher (empty for batcher none)
 
 Why one route with the arm in the path: the two arms' requests must cost the same apart from
 their setting. Both match the same route (two routes would not: Starlette tries routes in
@@ -23,6 +24,13 @@ picks its Predictor with one dict lookup. A header or a body field would cost ab
 but would put the arm out of sight of the URL and, for the body, inside the parse we time.
 Each arm is its own Predictor (its own micro-batcher and SQLite connections), both built
 before serving and both batchers started with the app; they share the loaded model.
+
+Routes swapped (`swap_routes`, `--swap-routes`): route `a` serves arm B's setting and route
+`b` arm A's, and the predictors are built in route order, so any cost of a route's place
+(its name, which predictor was built first) falls on the other arm. A switchback run draws it
+per run (counterbalanced, recorded) and its client sends each arm's requests to that arm's
+route (`python -m lab openloop --swap-routes`); the arm column stays the arm, not the route.
+The added work stays with arm B, whichever route serves it.
 
 Added work (`added_work_us_b`, `--added-work-us-b N`): FOR THE CALIBRATION CHECK ONLY, the
 known-effect runs of issue 28 (item 5), never in the campaign design's comparisons. Arm B's
@@ -43,7 +51,7 @@ from fastapi.responses import Response
 from lab.model import artifacts
 from lab.model.scoring import score
 from lab.service.app import NO_TELEMETRY, Predictor, check_setting, json_response, warm_up
-from lab.service.arms import ARMS, arm_path
+from lab.service.arms import ARMS, arm_path, route_of_arms
 from lab.service.batch_route import error_body
 from lab.service.batcher import KEEP_BATCHES, MicroBatcher
 from lab.service.openapi import predict_openapi, status_openapi
@@ -83,6 +91,7 @@ def create_switchback_app(
     arm_a: dict,
     arm_b: dict,
     added_work_us_b: float = 0.0,
+    swap_routes: bool = False,
     store_path: Path | None = None,
     model=None,
     keep_batches: int = KEEP_BATCHES,
@@ -94,16 +103,20 @@ def create_switchback_app(
     model = artifacts.load_model() if model is None else model
     store_path = artifacts.store_path() if store_path is None else store_path
     warm_up(model)
-    predictors, batchers = {}, []
-    for arm, (batcher, max_batch, max_wait_ms) in settings.items():
+    routes = route_of_arms(swap_routes)
+    arm_of_route = {route: arm for arm, route in routes.items()}
+    predictors, batchers = {}, []  # predictors by route, built in route order
+    for route in ARMS:
+        batcher, max_batch, max_wait_ms = settings[arm_of_route[route]]
         micro = None
         if batcher == "queue":
             micro = MicroBatcher(partial(score, model), max_batch, max_wait_ms,
                                  keep_batches=keep_batches)  # fmt: skip
             batchers.append(micro)
-        predictors[arm] = Predictor(model, store_path, micro, max_records=0)
+        predictors[route] = Predictor(model, store_path, micro, max_records=0)
     if added_work_us_b:
-        predictors["b"].store = StoreWithAddedWork(predictors["b"].store, added_work_us_b)
+        served_b = predictors[routes["b"]]
+        served_b.store = StoreWithAddedWork(served_b.store, added_work_us_b)
     health = json.dumps(
         {
             "status": "ok",
@@ -111,6 +124,7 @@ def create_switchback_app(
                 arm: {"batcher": b, "max_batch": cap, "max_wait_ms": wait}
                 for arm, (b, cap, wait) in settings.items()
             },
+            "routes": routes,
             "added_work_us_b": float(added_work_us_b),
         }
     ).encode()

@@ -46,7 +46,9 @@ def run_switchback(context: Context, run: dict, echo=None) -> RunResult:
     expected.ensure()  # the client's bit check, made once on the runner's core
     arrival_rate = run["rate_multiple"] * context.saturation_s
     seed = switchback_seed(context.campaign, run["run_index"], run["rate_multiple"])
-    arms = {"arm_b": run["arm_b"], "added_work_us_b": run["added_work_us_b"]}
+    swap_routes = bool(run.get("swap_routes", False))  # planned before routes were swapped: no
+    arms = {"arm_b": run["arm_b"], "added_work_us_b": run["added_work_us_b"],
+            "swap_routes": swap_routes}  # fmt: skip
     with service(context, run["arm_a"], **arms) as proc:
         quiet_record = quiet(context, echo)
         arguments = [
@@ -58,7 +60,7 @@ def run_switchback(context: Context, run: dict, echo=None) -> RunResult:
             "--drain-s", str(context.profile.drain_s),
             "--slice-s", str(run["slice_s"]),
             "--first-arm", run["first_arm"],
-        ]  # fmt: skip
+        ] + (["--swap-routes"] if swap_routes else [])  # fmt: skip
         timeout_s = run["window_s"] + context.profile.drain_s + 120
         probes = probe_now(context, "before")
         with watch_core(context, proc) as watch:
@@ -79,6 +81,7 @@ def run_switchback(context: Context, run: dict, echo=None) -> RunResult:
         "arm_b": run["arm_b"],
         "added_work_us_b": run["added_work_us_b"],
         "first_arm": run["first_arm"],
+        "swap_routes": swap_routes,
         "slice_s": run["slice_s"],
         "slice_us": client_meta["slice_us"],
         "slices": client_meta["stats"]["slices"],
