@@ -310,6 +310,102 @@ def test_a_known_shift_is_recovered(tmp_path):
             assert server["recovered"] is (section["comparisons"][name]["added_work_us"] == 150)
 
 
+def counterbalanced_copy(tmp_path: Path, route_b_costs: float, overshoot_us: float) -> dict:
+    """The fixture file as if its routes had been swapped in every other run and each arm had
+    recorded its batches: route b costing `route_b_costs` times route a (every statistic),
+    W arms' unfilled batches waiting W + `overshoot_us` (± 20 µs)."""
+    found = json.loads((BENCH / "switchback.json").read_text())
+    pairs = {pair["name"]: pair for pair in found["pairs"]}
+    rng = np.random.default_rng(8)
+    seen = dict.fromkeys(pairs, 0)
+    for run in found["runs"]:
+        run["swap_routes"] = seen[run["pair"]] % 2 == 1  # every other run of each pair
+        seen[run["pair"]] += 1
+        on_route_b = "a" if run["swap_routes"] else "b"
+        for arm, values in run["arms"].items():
+            setting = pairs[run["pair"]][f"arm_{arm}"]
+            if pairs[run["pair"]]["arm_a"]["name"] == pairs[run["pair"]]["arm_b"]["name"]:
+                for key in bench_files.SWITCHBACK_STATISTICS.values():
+                    values[key] = 900.0 * (route_b_costs if arm == on_route_b else 1.0)
+            wait_ms = setting.get("max_wait_ms") or 0.0
+            values["batches"] = 0 if setting["batcher"] == "none" else 40
+            values["batches_unfilled"] = 40 if wait_ms else 0
+            values["unfilled_first_wait_us_p50"] = (
+                1000 * wait_ms + overshoot_us + rng.uniform(-20, 20) if wait_ms else None
+            )
+    (tmp_path / "switchback.json").write_text(json.dumps(found))
+    shutil.copy(BENCH / found["example"]["file"], tmp_path)
+    return found
+
+
+def test_a_routes_place_shows_in_the_route_effect_and_cancels_in_the_aa_comparison(tmp_path):
+    found = counterbalanced_copy(tmp_path, route_b_costs=1.1, overshoot_us=60.0)
+    section = bench_files.section(tmp_path)["switchback"]
+    aa = section["comparisons"][section["aa"]]
+    runs = [run for run in found["runs"] if run["pair"] == section["aa"]]
+    assert aa["swapped_runs"] == sum(run["swap_routes"] for run in runs) > 0
+    for short in bench_files.SWITCHBACK_STATISTICS:
+        # d is +ln 1.1 where route b served B, −ln 1.1 where it served A: the route effect
+        # turns the sign back and finds route b's 10%; the arms themselves differ by nothing
+        # when the swaps balance
+        effect = aa["route_effect"][short]["interval"]
+        assert effect["estimate"] == pytest.approx(math.log(1.1), rel=1e-4)
+        assert effect["estimate_us"] == pytest.approx(0.1 * effect["level_us"], rel=1e-4)
+        unturned = [math.log(1.1) * (-1 if run["swap_routes"] else 1) for run in runs]
+        assert aa["statistics"][short]["d"] == pytest.approx(unturned)
+    for name in section["names"]:
+        comparison = section["comparisons"][name]
+        assert ("route_effect" in comparison) is (comparison["kind"] == "aa")
+
+
+def test_the_w_overshoot_is_the_unfilled_batches_first_wait_minus_w_with_its_interval(tmp_path):
+    found = counterbalanced_copy(tmp_path, route_b_costs=1.0, overshoot_us=60.0)
+    section = bench_files.section(tmp_path)["switchback"]
+    waited = [name for name in section["names"] if "overshoot" in section["comparisons"][name]]
+    assert waited == ["B=32 W=0 vs B=32 W=1"]
+    overshoot = section["comparisons"][waited[0]]["overshoot"]
+    assert list(overshoot) == ["b"] and overshoot["b"]["max_wait_ms"] == 1.0
+    runs = [run for run in found["runs"] if run["pair"] == waited[0]]
+    per_run = [run["arms"]["b"]["unfilled_first_wait_us_p50"] - 1000 for run in runs]
+    assert overshoot["b"]["per_run_us"] == pytest.approx(per_run)
+    interval = overshoot["b"]["interval"]
+    wide = intervals.signed_rank_interval(per_run)
+    assert (interval["low95_us"], interval["high95_us"]) == pytest.approx((wide.low, wide.high),
+                                                                          rel=1e-3)  # fmt: skip
+    assert 40 <= interval["estimate_us"] <= 80 and interval["n"] == len(runs)
+
+
+def test_an_older_file_without_swaps_or_first_waits_has_neither(switchback):
+    for comparison in switchback["comparisons"].values():
+        assert not {"swapped_runs", "route_effect", "overshoot"} & set(comparison)
+
+
+def test_the_report_recomputes_the_route_effect_and_the_overshoot(tmp_path, capsys):
+    counterbalanced_copy(tmp_path, route_b_costs=1.05, overshoot_us=45.0)
+    raw = with_rule(tmp_path, told_apart())
+    out = tmp_path / "out"
+    build(raw, out, tmp_path, tmp_path / "cache")
+    path = out / "assets" / "data" / "results.json"
+    capsys.readouterr()
+    assert report.main(raw, None, path, tmp_path) == 0, capsys.readouterr().out
+    published = results_of(out)["bench"]["switchback"]
+    for change, named in (
+        (lambda c: c[published["aa"]]["route_effect"]["p50"]["interval"].update(estimate=0.2),
+         "route_effect/p50/interval/estimate"),
+        (lambda c: c["B=32 W=0 vs B=32 W=1"]["overshoot"]["b"]["interval"].update(low95_us=1.0),
+         "overshoot/b/interval/low95_us"),
+        (lambda c: c[published["aa"]].update(swapped_runs=0), "swapped_runs"),
+    ):  # fmt: skip
+        copy = tmp_path / f"altered-{named.replace('/', '-')}"
+        shutil.copytree(out, copy)
+        altered = copy / "assets" / "data" / "results.json"
+        found = json.loads(altered.read_text())
+        change(found["bench"]["switchback"]["comparisons"])
+        altered.write_text(json.dumps(found))
+        assert report.main(raw, None, altered, tmp_path) == 1
+        assert named in capsys.readouterr().out
+
+
 def test_the_example_runs_slices_alternate_from_its_first_arm(switchback):
     example = switchback["example"]
     meta, columns = codec.read_run(BENCH / example["file"])
@@ -476,3 +572,26 @@ def test_the_switchback_stand_ins_draw_every_series_and_tick(switchback, variant
         if y_axis.get("type") == "log":
             for value, label in zip(y_axis["tickvals"], y_axis["ticktext"], strict=True):
                 assert float(label.replace(",", "")) == value
+
+
+def test_the_handler_section_says_the_route_effect_the_overshoot_and_the_loops(tmp_path):
+    from generator.arithmetic import results as build_results
+
+    found = counterbalanced_copy(tmp_path, route_b_costs=1.1, overshoot_us=60.0)
+    found["saturation_measured"] = {"throughput": 500.0, "loops_throughput": [400.0, 500.0, 600.0]}
+    found["saturation_S"] = 500.0
+    (tmp_path / "switchback.json").write_text(json.dumps(found))
+    shown = build_results.rounded(bench_files.section(tmp_path)["switchback"])
+    said = " ".join(
+        render_section({"design": {}, "bench": {"switchback": shown}}, "measured").split()
+    )
+    aa = shown["comparisons"][shown["aa"]]
+    assert f"In {aa['swapped_runs']} of these {aa['runs']} runs route `a` served arm B" in said
+    assert "a route's place costs something" in said  # route b's 10% is told apart
+    overshoot = shown["comparisons"]["B=32 W=0 vs B=32 W=1"]["overshoot"]["b"]["interval"]
+    assert f"waited W + {pages.us(overshoot['estimate_us'])}" in said
+    assert (
+        "400, 500, 600 a second" in said and f"the fastest {pages.times(1.5)} the slowest" in said
+    )
+    explained = render_section({"design": {}, "bench": {"switchback": shown}}, "explain")
+    assert "Which route serves which arm is drawn at random" in explained

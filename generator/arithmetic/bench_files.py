@@ -10,7 +10,11 @@
   p99, the server time) d = ln(arm B's) − ln(arm A's) per run, the A/A per-run SD of d, the
   interval verdict in log units and in µs at arm A's level (the median over the runs of A's
   statistic), and for the added-work runs whether the 95% interval contains the added amount
-  and excludes 0; plus one run's requests (`switchback.example.run.zip` beside it) for the
+  and excludes 0; with routes counterbalanced (runs recording `swap_routes`), how many were
+  swapped and, for the A/A pair, the route effect (d with its sign turned in swapped runs:
+  route b's place minus route a's); for an arm with W > 0 whose runs record first waits, the
+  overshoot (per run the median first wait of its unfilled batches minus W) with its exact
+  Wilcoxon interval; plus one run's requests (`switchback.example.run.zip` beside it) for the
   picture of the alternating slices: per slice its arm, requests and p50, and the first
   SHOWN_SLICES slices' requests, which the build publishes in their own file
   (assets/data/switchback_example.json, `split`). Absent until that benchmark has run: the
@@ -261,6 +265,54 @@ def statistic(runs: list, key: str, delta: float, path: Path) -> dict:
     return found
 
 
+def swapped_of(runs: list, path: Path) -> list[bool] | None:
+    """Each run's `swap_routes` (route a serving arm B), or None for a file written before
+    the routes were counterbalanced (no run has the field; every route then served its arm)."""
+    if not any("swap_routes" in run for run in runs):
+        return None
+    swapped = [need(run, "swap_routes", f"{path} runs[{run['_position']}]") for run in runs]
+    if any(not isinstance(value, bool) for value in swapped):
+        raise DataError(f"{path}: field 'swap_routes' must be true or false in every run")
+    return swapped
+
+
+def route_effect(found: dict, swapped: list[bool], delta: float) -> dict:
+    """An A/A pair's statistic (`statistic`'s answer) read for the routes' places: r = d where
+    route b served arm B and −d where the routes were swapped, so r is route b's place minus
+    route a's plus noise (the arms are the same); its interval verdict over the runs with a d
+    (µs at A's level)."""
+    r = [(-d if flipped else d) for d, flipped in zip(found["d"], swapped, strict=True)
+         if d is not None]  # fmt: skip
+    if not r:
+        return {"interval": None}
+    return {"interval": intervals.interval_verdict(r, delta).as_dict(found["level_us"])}
+
+
+def overshoot(runs: list, arm: str, max_wait_ms: float, path: Path) -> dict | None:
+    """One arm's W overshoot: per run, the median first wait of its batches that did not fill
+    minus W (µs), and the exact Wilcoxon 95% interval of their shift (Hodges–Lehmann estimate);
+    None when the file's runs do not record first waits (before 2026-12-02)."""
+    key = "unfilled_first_wait_us_p50"
+    if not all(key in run["arms"][arm] for run in runs):
+        return None
+    per_run = [arm_value(run, arm, key, f"{path} runs[{run['_position']}]") for run in runs]
+    values = [wait - max_wait_ms * 1000 for wait in per_run if wait is not None]
+    found = {"arm": arm, "max_wait_ms": max_wait_ms, "per_run_us": values,
+             "left_out": len(per_run) - len(values)}  # fmt: skip
+    if not values:
+        return dict(found, interval=None)
+    interval = intervals.signed_rank_interval(values)
+    found["interval"] = {
+        "n": len(values),
+        "estimate_us": stats.round_sig(intervals.hodges_lehmann(values)),
+        "low95_us": stats.round_sig(interval.low),
+        "high95_us": stats.round_sig(interval.high),
+        "achieved95": stats.round_sig(interval.achieved),
+        "reaches95": interval.reaches,
+    }
+    return found
+
+
 def recovery(statistics_found: dict, added_us: float) -> dict:
     """The known effect: per statistic, whether the 95% interval (in µs at A's level) contains
     the added amount and excludes 0; recovered when both hold and the interval reaches 95%."""
@@ -378,6 +430,22 @@ def switchback(path: Path) -> dict:
         }
         if kind == "added_work":
             entry["recovery"] = recovery(entry["statistics"], entry["added_work_us"])
+        swapped = swapped_of(of_pair, path)
+        if swapped is not None:
+            entry["swapped_runs"] = sum(swapped)
+            if kind == "aa":
+                entry["route_effect"] = {
+                    short: route_effect(found, swapped, rule["delta"][short])
+                    for short, found in entry["statistics"].items()
+                }
+        waits = {
+            arm: overshoot(of_pair, arm, float(pair[f"arm_{arm}"]["max_wait_ms"]), path)
+            for arm in ("a", "b")
+            if (pair[f"arm_{arm}"].get("max_wait_ms") or 0) > 0
+        }
+        waits = {arm: found for arm, found in waits.items() if found is not None}
+        if waits:
+            entry["overshoot"] = waits
         comparisons[pair["name"]] = entry
         names.append(pair["name"])
     loads = [run[key]["loadavg1"] for run in runs for key in ("load_before", "load_after")
@@ -406,6 +474,9 @@ def switchback(path: Path) -> dict:
         "comparisons": comparisons,
         "load": load,
     }
+    loops = (found.get("saturation_measured") or {}).get("loops_throughput")
+    if loops is not None:  # S the median of several closed loops (from 2026-12-02)
+        shown["saturation_loops"] = loops
     aa = [name for name in names if comparisons[name]["kind"] == "aa"]
     if aa:
         shown["aa"] = aa[0]

@@ -13,6 +13,8 @@
 - switchback.json (issue 28): per comparison and statistic, d per run as ln(B ÷ A), its SD
   (statistics.stdev), A's level (statistics.median) and the interval verdict by
   generator/report/intervals.py, never generator/arithmetic/intervals.py; the added-work recovery;
+  the swapped runs and the A/A route effect (d with its sign turned where the routes were
+  swapped); each W arm's overshoot (per-run median unfilled first wait − W, its interval);
   the example run's slices and shown requests read again from its `.run.zip` (checked by sha256),
   with an integer nearest-rank p50.
 
@@ -313,6 +315,41 @@ def one_statistic(runs: list, key: str, delta: float) -> dict:
     return found
 
 
+def routes_read(found_statistic: dict, swapped: list, delta: float) -> dict:
+    """An A/A pair's d with the sign turned where the routes were swapped: route b's place
+    minus route a's."""
+    flipped = [
+        -d if turned else d
+        for d, turned in zip(found_statistic["d"], swapped, strict=True)
+        if d is not None
+    ]
+    if not flipped:
+        return {"interval": None}
+    return {"interval": report_intervals.expected(flipped, delta, found_statistic["level_us"])}
+
+
+def overshoot_of(runs: list, arm: str, max_wait_ms: float) -> dict | None:
+    key = "unfilled_first_wait_us_p50"
+    if any(key not in run["arms"][arm] for run in runs):
+        return None
+    waits = [run["arms"][arm][key] for run in runs]
+    over = [wait - 1000 * max_wait_ms for wait in waits if wait is not None]
+    found = {"arm": arm, "max_wait_ms": max_wait_ms, "per_run_us": over,
+             "left_out": waits.count(None)}  # fmt: skip
+    if not over:
+        return {**found, "interval": None}
+    computed = report_intervals.recompute(over, 0.0)  # its 95% ends, in µs as given
+    found["interval"] = {
+        "n": len(over),
+        "estimate_us": computed["estimate"],
+        "low95_us": computed["low95"],
+        "high95_us": computed["high95"],
+        "achieved95": computed["achieved95"],
+        "reaches95": computed["reaches95"],
+    }
+    return found
+
+
 def recovered(by_statistic: dict, added: float) -> dict:
     found = {}
     for name, entry in by_statistic.items():
@@ -392,6 +429,21 @@ def switchback_numbers(found: dict, folder: Path) -> dict:
         }
         if kind == "added_work":
             entry["recovery"] = recovered(by_statistic, entry["added_work_us"])
+        if any("swap_routes" in run for run in runs):
+            swapped = [run["swap_routes"] for run in runs]
+            entry["swapped_runs"] = sum(1 for turned in swapped if turned is True)
+            if kind == "aa":
+                entry["route_effect"] = {
+                    name: routes_read(by_statistic[name], swapped, rule["delta"][name])
+                    for name in ARM_KEYS
+                }
+        waits = {}
+        for arm in ("a", "b"):
+            wait_ms = pair[f"arm_{arm}"].get("max_wait_ms") or 0
+            if wait_ms > 0 and (found_wait := overshoot_of(runs, arm, float(wait_ms))):
+                waits[arm] = found_wait
+        if waits:
+            entry["overshoot"] = waits
         comparisons[pair["name"]] = entry
         names.append(pair["name"])
     runs = found["runs"]
@@ -424,6 +476,11 @@ def switchback_numbers(found: dict, folder: Path) -> dict:
         "comparisons": comparisons,
         "load": load,
     }
+    measured = found.get("saturation_measured") or {}
+    if "loops_throughput" in measured:
+        mine["saturation_loops"] = measured["loops_throughput"]
+        if found["saturation_S"] != statistics.median(measured["loops_throughput"]):
+            raise Disagreement("bench/switchback: saturation_S is not the median of its loops")
     aa = [name for name in names if comparisons[name]["kind"] == "aa"]
     if aa:
         mine["aa"] = aa[0]
