@@ -47,28 +47,7 @@ import math
 from dataclasses import dataclass
 
 from lab.rawformat.kinds import slow_run_kinds
-from lab.rawformat.names import setting_name
-
-
-@dataclass(frozen=True, order=True)
-class Setting:
-    """One batching setting. batcher 'none' has no cap or wait; 'queue' has both."""
-
-    batcher: str
-    max_batch: int = 0
-    max_wait_ms: float = 0.0
-
-    @property
-    def name(self) -> str:
-        return setting_name(self.batcher, self.max_batch, self.max_wait_ms)
-
-    def as_dict(self) -> dict:
-        return {
-            "batcher": self.batcher,
-            "max_batch": self.max_batch,
-            "max_wait_ms": self.max_wait_ms,
-            "name": self.name,
-        }
+from lab.servicespec import NONE, QUEUE_B1, ServiceSpec, Setting
 
 
 @dataclass(frozen=True)
@@ -87,6 +66,10 @@ class Switchback:
         work = f" +{self.added_work_us_b:g} µs" if self.added_work_us_b else ""
         return f"{self.arm_a.name} vs {self.arm_b.name}{work}"
 
+    def service_spec(self) -> ServiceSpec:
+        """The one service that serves both arms."""
+        return ServiceSpec(self.arm_a, arm_b=self.arm_b, added_work_us_b=self.added_work_us_b)
+
     def as_dict(self) -> dict:
         return {
             "arm_a": self.arm_a.as_dict(),
@@ -96,8 +79,6 @@ class Switchback:
         }
 
 
-NONE = Setting("none")
-QUEUE_B1 = Setting("queue", 1, 0.0)
 CAPS = (8, 32, 128)
 WAITS_MS = (0.0, 1.0, 2.0, 5.0, 10.0)
 SETTINGS = (NONE, QUEUE_B1) + tuple(Setting("queue", b, w) for b in CAPS for w in WAITS_MS)

@@ -138,18 +138,18 @@ def service_launcher(lab_artifacts):
 @pytest.fixture(scope="session")
 def none_service(service_launcher):
     """One real `batcher none` service for the whole session (read-only tests share it)."""
-    with service_launcher.service("none") as service:
+    with service_launcher.service() as service:  # the default spec: batcher none
         yield service
 
 
 @pytest.fixture
 def start_service(service_launcher):
-    """start_service(batcher, max_batch, max_wait_ms, **options) -> a started real service
+    """start_service(spec, **options) -> a started real service for that ServiceSpec
     (forked by the launcher), stopped when the test ends."""
     started = []
 
-    def start(batcher="none", max_batch=0, max_wait_ms=0.0, **options):
-        service = service_launcher.service(batcher, max_batch, max_wait_ms, **options)
+    def start(spec, **options):
+        service = service_launcher.service(spec, **options)
         started.append(service)
         return service.start()
 

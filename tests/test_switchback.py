@@ -28,11 +28,10 @@ from lab.paths import REPO
 from lab.rawformat import codec
 from lab.service.server_timing import parse_server_timing
 from lab.service.switchback import StoreWithAddedWork, create_switchback_app, spin
+from lab.servicespec import NONE, QUEUE_B1, ServiceSpec, Setting
 
 pytestmark = pytest.mark.usefixtures("processes")  # real processes: the process tier
 
-NONE = {"batcher": "none"}
-QUEUE_B1 = {"batcher": "queue", "max_batch": 1, "max_wait_ms": 0.0}
 PROFILE = dataclasses.replace(
     design.TINY,
     switchbacks=(
@@ -110,8 +109,8 @@ def test_each_arm_is_served_by_its_own_setting_with_the_same_answers(
 
 def test_both_arms_batch_with_their_own_cap_and_wait(model):
     app = create_switchback_app(
-        {"batcher": "queue", "max_batch": 32, "max_wait_ms": 0.0},
-        {"batcher": "queue", "max_batch": 32, "max_wait_ms": 1.0},
+        Setting("queue", 32, 0.0),
+        Setting("queue", 32, 1.0),
         model=model,
     )
     with TestClient(app) as client:
@@ -123,8 +122,7 @@ def test_both_arms_batch_with_their_own_cap_and_wait(model):
 
 def test_a_setting_outside_the_design_is_refused(model):
     with pytest.raises(ValueError, match="B=1 with W>0"):
-        create_switchback_app(NONE, {"batcher": "queue", "max_batch": 1, "max_wait_ms": 1.0},
-                              model=model)  # fmt: skip
+        create_switchback_app(NONE, Setting("queue", 1, 1.0), model=model)
     with pytest.raises(ValueError, match="added work"):
         create_switchback_app(NONE, NONE, added_work_us_b=-1, model=model)
 
@@ -240,7 +238,7 @@ def test_a_format_nobody_wrote_is_refused(tmp_path, monkeypatch):
 
 def test_one_service_process_serves_both_arms_slice_by_slice(start_service, request_ids_sample):
     customer_ids, expected = request_ids_sample
-    service = start_service("none", arm_b=QUEUE_B1)
+    service = start_service(ServiceSpec(NONE, arm_b=QUEUE_B1))
     arrivals_s = poisson_arrivals(200.0, 1.0, seed=11)
     columns, stats = run_open_loop(
         service.host, service.port, arrivals_s, customer_ids, 16, 10.0,

@@ -1,5 +1,5 @@
 """The switchback service (issue 28): one process serving two arms at once, each arm its own
-batcher setting, `create_switchback_app(arm_a, arm_b, added_work_us_b=0)`.
+batcher setting, `create_switchback_app(arm_a, arm_b, added_work_us_b=0)` (two `Setting`s).
 
 Served by `python -m lab serve --batcher none --arm-b-batcher queue --arm-b-max-batch 1`
 (lab/service/serve.py: the plain options set arm A, the `--arm-b-…` ones arm B) or by the
@@ -47,6 +47,7 @@ from lab.service.arms import ARMS, arm_path
 from lab.service.batch_route import error_body
 from lab.service.batcher import KEEP_BATCHES, MicroBatcher
 from lab.service.openapi import predict_openapi, status_openapi
+from lab.servicespec import Setting
 
 
 def spin(microseconds: float) -> None:
@@ -70,35 +71,28 @@ class StoreWithAddedWork:
         return self.store.row(customer_id)
 
 
-def arm_setting(setting: dict) -> tuple[str, int, float]:
-    """(batcher, max_batch, max_wait_ms) of a setting record, checked against the design."""
-    batcher = setting["batcher"]
-    max_batch = int(setting.get("max_batch") or 0)
-    max_wait_ms = float(setting.get("max_wait_ms") or 0.0)
-    check_setting(batcher, max_batch, max_wait_ms)
-    return batcher, max_batch, max_wait_ms
-
-
 def create_switchback_app(
-    arm_a: dict,
-    arm_b: dict,
+    arm_a: Setting,
+    arm_b: Setting,
     added_work_us_b: float = 0.0,
     store_path: Path | None = None,
     model=None,
     keep_batches: int = KEEP_BATCHES,
 ) -> FastAPI:
-    """The two-armed service; each arm a setting record {batcher, max_batch, max_wait_ms}."""
-    settings = dict(zip(ARMS, (arm_setting(arm_a), arm_setting(arm_b)), strict=True))
+    """The two-armed service, arm A with setting `arm_a` and arm B with `arm_b`."""
+    settings = dict(zip(ARMS, (arm_a, arm_b), strict=True))
+    for setting in settings.values():
+        check_setting(setting)
     if not added_work_us_b >= 0:
         raise ValueError(f"the added work must be 0 or more µs, got {added_work_us_b}")
     model = artifacts.load_model() if model is None else model
     store_path = artifacts.store_path() if store_path is None else store_path
     warm_up(model)
     predictors, batchers = {}, []
-    for arm, (batcher, max_batch, max_wait_ms) in settings.items():
+    for arm, setting in settings.items():
         micro = None
-        if batcher == "queue":
-            micro = MicroBatcher(partial(score, model), max_batch, max_wait_ms,
+        if setting.batcher == "queue":
+            micro = MicroBatcher(partial(score, model), setting.max_batch, setting.max_wait_ms,
                                  keep_batches=keep_batches)  # fmt: skip
             batchers.append(micro)
         predictors[arm] = Predictor(model, store_path, micro, max_records=0)
@@ -107,10 +101,7 @@ def create_switchback_app(
     health = json.dumps(
         {
             "status": "ok",
-            "arms": {
-                arm: {"batcher": b, "max_batch": cap, "max_wait_ms": wait}
-                for arm, (b, cap, wait) in settings.items()
-            },
+            "arms": {arm: setting.record() for arm, setting in settings.items()},
             "added_work_us_b": float(added_work_us_b),
         }
     ).encode()
