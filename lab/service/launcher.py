@@ -26,7 +26,7 @@ import time
 
 from lab import paths
 from lab.errors import ServiceError
-from lab.machine.processes import die_with_parent, python, single_thread_env
+from lab.machine.processes import die_with_parent, end_piped_worker, python, single_thread_env
 from lab.service.process import ServiceProcess
 from lab.servicespec import ServiceSpec, Setting
 
@@ -76,13 +76,7 @@ class Launcher:
         return ForkedProcess(pid, log_path)
 
     def close(self) -> None:
-        if self.process.poll() is None:
-            self.process.stdin.close()
-            try:
-                self.process.wait(10)
-            except subprocess.TimeoutExpired:
-                self.process.kill()
-                self.process.wait()
+        end_piped_worker(self.process)
 
     def __enter__(self) -> "Launcher":
         return self
