@@ -21,9 +21,11 @@ os.environ.setdefault("OMP_NUM_THREADS", "1")
 import pytest  # noqa: E402
 from hypothesis import settings  # noqa: E402
 
-from tests.support import tiers  # noqa: E402
+from tests.support import profiles, tiers  # noqa: E402
 
 SAMPLE_SEED = 20261129
+
+profiles.register()  # the lab may run the tests' `tiny` profile in every test process
 
 # No per-example deadline: on a shared 2-core machine one slow example measures the other
 # work on the machine, not the code (the suite's own timeout still stops a hung test).

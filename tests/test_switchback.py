@@ -29,11 +29,12 @@ from lab.rawformat import codec
 from lab.service.server_timing import parse_server_timing
 from lab.service.switchback import StoreWithAddedWork, create_switchback_app, spin
 from lab.servicespec import NONE, QUEUE_B1, ServiceSpec, Setting
+from tests.support.profiles import TINY
 
 pytestmark = pytest.mark.usefixtures("processes")  # real processes: the process tier
 
 PROFILE = dataclasses.replace(
-    design.TINY,
+    TINY,
     switchbacks=(
         design.Switchback(design.NONE, design.QUEUE_B1),
         design.Switchback(design.NONE, design.NONE),
