@@ -69,13 +69,18 @@ class ServiceSpec:
     """One service process's setting: `setting` (arm A, when `arm_b` is given, of a two-armed
     switchback service, lab/service/switchback.py), `added_work_us_b` (the calibration check
     only: arm B's handler spins that many µs per request) and `max_records` (the batch
-    route's limit). Checked against the design when the app is built, not here, so that a
-    service refuses a bad setting the same way whichever form it came in."""
+    route's limit). Its settings are checked against the design when the app is built, not
+    here, so that a service refuses a bad setting the same way whichever form it came in;
+    added work without an arm B is refused here, as no form could carry it."""
 
     setting: Setting = NONE
     arm_b: Setting | None = None
     added_work_us_b: float = 0.0
     max_records: int = DEFAULT_MAX_RECORDS
+
+    def __post_init__(self):
+        if self.added_work_us_b and self.arm_b is None:
+            raise ValueError("--added-work-us-b needs two arms: give --arm-b-batcher")
 
     def arguments(self) -> list[str]:
         """The flags of `python -m lab serve` that say this spec (not where to listen). The

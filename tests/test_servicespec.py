@@ -8,6 +8,7 @@ Run: `.venv/bin/pytest tests/test_servicespec.py`
 import argparse
 import json
 
+import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
@@ -23,13 +24,17 @@ settings = st.builds(
     st.integers(min_value=0, max_value=4096),
     st.floats(min_value=0, max_value=1e4, allow_nan=False),
 )
-specs = st.builds(
+plain_specs = st.builds(
+    ServiceSpec, settings, max_records=st.integers(min_value=0, max_value=10**6)
+)
+two_armed_specs = st.builds(
     ServiceSpec,
     settings,
-    arm_b=st.none() | settings,
+    arm_b=settings,
     added_work_us_b=st.floats(min_value=0, max_value=1e6, allow_nan=False),
     max_records=st.integers(min_value=0, max_value=10**6),
 )
+specs = plain_specs | two_armed_specs
 
 
 def parse(arguments: list[str]) -> argparse.Namespace:
@@ -64,6 +69,11 @@ def test_a_plain_spec_says_only_the_flags_every_version_of_the_lab_knows():
     assert spec.arguments() == ["--batcher", "queue", "--max-batch", "32",
                                 "--max-wait-ms", "2.0", "--max-records", "10000"]  # fmt: skip
     assert ServiceSpec() == ServiceSpec(NONE)
+
+
+def test_added_work_without_an_arm_b_is_refused_as_no_form_could_carry_it():
+    with pytest.raises(ValueError, match="needs two arms"):
+        ServiceSpec(NONE, added_work_us_b=50.0)
 
 
 def test_a_setting_record_of_the_raw_files_gives_its_setting_back():

@@ -29,8 +29,6 @@ def build_app(spec: ServiceSpec, model=None):
     """The plain service, or the two-armed one when the spec has an arm B (used by
     `python -m lab serve` and by the pre-loaded launcher's forked services alike)."""
     if spec.arm_b is None:
-        if spec.added_work_us_b:
-            raise ValueError("--added-work-us-b needs two arms: give --arm-b-batcher")
         return create_app(spec.setting, model=model, max_records=spec.max_records)
     return create_switchback_app(spec.setting, spec.arm_b, spec.added_work_us_b, model=model)
 
