@@ -138,7 +138,7 @@ def test_1000_at_once_each_request_gets_its_own_customers_score(service, expecte
 
 
 def test_a_timed_wait_holds_a_lone_request_for_at_least_w(services, expected_scores):
-    service = services[("queue", 32, 2.0)]
+    service = services[Setting("queue", 32, 2.0)]
     connection = http.client.HTTPConnection(service.host, service.port, timeout=30)
     try:
         customer_id = next(iter(expected_scores))
