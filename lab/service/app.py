@@ -1,7 +1,6 @@
-"""The prediction service as a FastAPI app: `create_app(Setting("queue", 32, 2.0))`.
-
-Served on uvicorn (uvloop, httptools), one worker, by `python -m lab serve`
-(lab/service/serve.py) or by the pre-loaded launcher (lab/service/preload.py).
+"""The prediction service as a FastAPI app, `create_app(Setting("queue", 32, 2.0))`, served on
+uvicorn (uvloop, httptools), one worker, by `python -m lab serve` (lab/service/serve.py) or by
+the pre-loaded launcher (lab/service/preload.py).
 
 Routes
   GET  /health          {"status": "ok", "batcher": …, "max_batch": …, "max_wait_ms": …}
@@ -59,19 +58,18 @@ NO_TELEMETRY = {"tracing": False, "metrics": False, "logs": False, "operation_sp
 
 def check_setting(setting: Setting) -> None:
     """Refuse settings that are not in the design (BRIEF §2), with a message saying why."""
-    batcher, max_batch, max_wait_ms = setting.batcher, setting.max_batch, setting.max_wait_ms
-    if batcher == "none":
-        if max_batch or max_wait_ms:
+    if setting.batcher == "none":
+        if setting.max_batch or setting.max_wait_ms:
             raise ValueError("batcher none has no cap or wait: use --max-batch 0 --max-wait-ms 0")
-    elif batcher == "queue":
-        if max_batch < 1:
-            raise ValueError(f"batcher queue needs a cap B of at least 1, got {max_batch}")
-        if not max_wait_ms >= 0:
-            raise ValueError(f"the wait W must be 0 or more milliseconds, got {max_wait_ms}")
-        if max_batch == 1 and max_wait_ms > 0:
+    elif setting.batcher == "queue":
+        if setting.max_batch < 1:
+            raise ValueError(f"batcher queue needs a cap B of at least 1, got {setting.max_batch}")
+        if not setting.max_wait_ms >= 0:
+            raise ValueError(f"the wait W must be 0 or more ms, got {setting.max_wait_ms}")
+        if setting.max_batch == 1 and setting.max_wait_ms > 0:
             raise ValueError("queue B=1 with W>0 is not a setting: a batch of one never waits")
     else:
-        raise ValueError(f"batcher must be 'none' or 'queue', got {batcher!r}")
+        raise ValueError(f"batcher must be 'none' or 'queue', got {setting.batcher!r}")
 
 
 def too_large(limit: int) -> Rejected:
