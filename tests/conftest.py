@@ -21,9 +21,11 @@ os.environ.setdefault("OMP_NUM_THREADS", "1")
 import pytest  # noqa: E402
 from hypothesis import settings  # noqa: E402
 
-from tests.support import tiers  # noqa: E402
+from tests.support import profiles, tiers  # noqa: E402
 
 SAMPLE_SEED = 20261129
+
+profiles.register()  # the lab may run the tests' `tiny` profile in every test process
 
 # No per-example deadline: on a shared 2-core machine one slow example measures the other
 # work on the machine, not the code (the suite's own timeout still stops a hung test).
@@ -138,18 +140,18 @@ def service_launcher(lab_artifacts):
 @pytest.fixture(scope="session")
 def none_service(service_launcher):
     """One real `batcher none` service for the whole session (read-only tests share it)."""
-    with service_launcher.service("none") as service:
+    with service_launcher.service() as service:  # the default spec: batcher none
         yield service
 
 
 @pytest.fixture
 def start_service(service_launcher):
-    """start_service(batcher, max_batch, max_wait_ms, **options) -> a started real service
+    """start_service(spec, **options) -> a started real service for that ServiceSpec
     (forked by the launcher), stopped when the test ends."""
     started = []
 
-    def start(batcher="none", max_batch=0, max_wait_ms=0.0, **options):
-        service = service_launcher.service(batcher, max_batch, max_wait_ms, **options)
+    def start(spec, **options):
+        service = service_launcher.service(spec, **options)
         started.append(service)
         return service.start()
 

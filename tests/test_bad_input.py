@@ -18,6 +18,7 @@ from schemathesis.specs.openapi.checks import positive_data_acceptance
 
 from lab.service.app import create_app
 from lab.service.server_timing import parse_server_timing
+from lab.servicespec import Setting
 
 PREDICT_CASES = [
     (b"not json", "not valid JSON"),
@@ -134,13 +135,13 @@ def test_wrong_methods_and_paths_are_4xx(none_service, method, path, status):
 
 def test_the_service_refuses_settings_outside_the_design():
     with pytest.raises(ValueError, match="B=1 with W>0"):
-        create_app("queue", 1, 2.0, model=object())
+        create_app(Setting("queue", 1, 2.0), model=object())
     with pytest.raises(ValueError, match="at least 1"):
-        create_app("queue", 0, 0.0, model=object())
+        create_app(Setting("queue", 0, 0.0), model=object())
     with pytest.raises(ValueError, match="no cap or wait"):
-        create_app("none", 32, 0.0, model=object())
+        create_app(Setting("none", 32, 0.0), model=object())
     with pytest.raises(ValueError, match="'none' or 'queue'"):
-        create_app("fifo", 8, 0.0, model=object())
+        create_app(Setting("fifo", 8, 0.0), model=object())
 
 
 # -- schemathesis: generated valid and invalid requests from the app's own schema ------------
@@ -150,7 +151,7 @@ def test_the_service_refuses_settings_outside_the_design():
 def api_schema(model, lab_artifacts):
     # batcher none: the handlers and checks are the same code in both modes, and the
     # in-process transport does not promise one event loop for the micro-batcher to live on.
-    app = create_app("none", model=model, max_records=50)
+    app = create_app(model=model, max_records=50)
     return schemathesis.openapi.from_asgi("/openapi.json", app)
 
 

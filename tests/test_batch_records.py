@@ -16,6 +16,7 @@ from fastapi.testclient import TestClient
 
 from lab.service.app import create_app
 from lab.service.batcher import KEEP_BATCHES, NO_BATCHES, MicroBatcher
+from lab.servicespec import QUEUE_B1
 
 
 def row(value: float) -> np.ndarray:
@@ -95,7 +96,7 @@ def test_many_batches_keep_their_records_within_the_bound():
 
 
 def test_the_service_batches_route_returns_the_recent_batches(model, expected_scores):
-    app = create_app("queue", 1, 0.0, model=model, keep_batches=10)
+    app = create_app(QUEUE_B1, model=model, keep_batches=10)
     customer_ids = list(expected_scores)[:25]
     with TestClient(app) as client:
         for customer_id in customer_ids:  # one at a time: one batch each
@@ -107,7 +108,7 @@ def test_the_service_batches_route_returns_the_recent_batches(model, expected_sc
 
 
 def test_without_a_batcher_the_route_says_so_with_the_same_keys(model, expected_scores):
-    with TestClient(create_app("none", model=model)) as client:
+    with TestClient(create_app(model=model)) as client:
         customer_id = next(iter(expected_scores))
         assert client.post("/predict", json={"customer_id": customer_id}).status_code == 200
         assert client.get("/batches").json() == NO_BATCHES

@@ -47,7 +47,7 @@ def counting_model(model):
 
 @pytest.fixture(scope="module")
 def client(counting_model):
-    app = create_app("none", model=counting_model, max_records=CAP)
+    app = create_app(model=counting_model, max_records=CAP)
     with TestClient(app) as running:
         yield running
 
@@ -202,7 +202,7 @@ def test_a_failing_model_is_a_500_saying_why(model, expected_scores):
         def predict_proba(self, rows):
             raise RuntimeError("the model is broken")
 
-    with TestClient(create_app("none", model=Broken())) as broken:
+    with TestClient(create_app(model=Broken())) as broken:
         some_id = next(iter(expected_scores))
         response = broken.post("/predict_batch", json={"records": [{"customer_id": some_id}]})
     assert response.status_code == 500

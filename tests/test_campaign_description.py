@@ -13,11 +13,11 @@ from lab import design
 from lab.campaign.description import description
 from lab.campaign.folder import campaign_dir, open_campaign
 from lab.campaign.schedule import build_schedule
+from lab.guesses import GUESSES
 from lab.machine.fingerprint import git_commit
 from lab.rawformat.names import rate_key
 from lab.service.server_timing import BATCH_ROUTE_NAMES, PREDICT_NAMES
-
-TINY = design.PROFILES["tiny"]
+from tests.support.profiles import TINY
 
 
 @pytest.fixture
@@ -83,7 +83,7 @@ def test_the_full_profiles_rerun_budget_keeps_it_within_two_and_a_half_hours():
 def test_the_guesses_are_the_designs_at_the_campaigns_commit(header):
     guesses = header["guesses"]
     assert guesses["git_commit"] == header["git_commit"] == git_commit()
-    assert guesses["items"] == [dict(guess) for guess in design.GUESSES]
+    assert guesses["items"] == [dict(guess) for guess in GUESSES]
     for item in guesses["items"]:
         assert {"id", "date", "text", "figure", "compare", "unit"} <= set(item)
         assert ("value" in item) != ("low" in item and "high" in item)

@@ -82,7 +82,7 @@ def test_no_command_or_an_unknown_one_is_a_usage_error():
         ("predict", "--runs", "1", "--campaign", "c"),
         ("openloop", "--port", "9", "--arrival-rate", "1", "--seed", "1", "--out", "x.run.zip"),
         ("partc", "--runs", "1", "--campaign", "c"),
-        ("run", "--profile", "tiny", "--campaign", "c"),
+        ("run", "--profile", "quick", "--campaign", "c"),
         ("demo",),
     ],
     ids=lambda arguments: arguments[0],
@@ -102,7 +102,7 @@ def test_an_unreadable_campaign_file_is_one_clear_line(tmp_path, lab_artifacts):
     folder = tmp_path / "broken"
     folder.mkdir()
     (folder / "campaign.json").write_text("{ not json")
-    done = lab("run", "--profile", "tiny", "--campaign", "broken",
+    done = lab("run", "--profile", "quick", "--campaign", "broken",
                env={**os.environ, "LAB_RAW": str(tmp_path)})  # fmt: skip
     assert done.returncode == 2
     assert done.stderr.startswith("lab run: ") and "campaign.json" in done.stderr

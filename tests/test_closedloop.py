@@ -22,7 +22,7 @@ COUNTED_S = 1.5
 
 @pytest.fixture(scope="module")
 def service(service_launcher):
-    with service_launcher.service("none") as running:
+    with service_launcher.service() as running:
         yield running
 
 

@@ -11,10 +11,12 @@ import pytest
 from lab.service.batcher import NO_BATCHES
 from lab.service.launcher import Launcher
 from lab.service.process import ServiceProcess
+from lab.servicespec import ServiceSpec, Setting
 
 pytestmark = pytest.mark.usefixtures("processes")  # real processes: the process tier
 
 IDS = [1, 2, 17, 23570]
+B32_W2 = ServiceSpec(Setting("queue", 32, 2.0))
 
 
 def probabilities(port: int) -> list[float]:
@@ -31,12 +33,12 @@ def probabilities(port: int) -> list[float]:
 
 
 def test_launched_services_are_fresh_pinned_and_bit_equal_to_exec_started_ones():
-    with ServiceProcess("queue", 32, 2.0) as started:
+    with ServiceProcess(B32_W2) as started:
         expected = probabilities(started.port)
     with Launcher({0}) as launcher:
         pids = []
         for _ in range(2):
-            with launcher.service("queue", 32, 2.0, cpu=1) as service:
+            with launcher.service(B32_W2, cpu=1) as service:
                 assert os.sched_getaffinity(service.pid) == {1}
                 assert service.batches() == NO_BATCHES  # a fresh batcher
                 assert probabilities(service.port) == expected
@@ -49,7 +51,7 @@ def test_launched_services_are_fresh_pinned_and_bit_equal_to_exec_started_ones()
 
 def test_a_setting_outside_the_design_is_a_clear_error():
     with Launcher({0}) as launcher:
-        service = launcher.service("queue", 1, 2.0, cpu=None)
+        service = launcher.service(ServiceSpec(Setting("queue", 1, 2.0)), cpu=None)
         try:
             service.start()
         except Exception as error:  # noqa: BLE001 (the message is what is checked)

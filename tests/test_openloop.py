@@ -27,6 +27,7 @@ from lab.paths import REPO
 from lab.rawformat import codec
 from lab.service.process import ServiceProcess
 from lab.service.server_timing import server_timing_moments
+from lab.servicespec import NONE, ServiceSpec, Setting
 
 pytestmark = pytest.mark.usefixtures("processes")  # real processes: the process tier
 
@@ -50,7 +51,7 @@ def request_ids() -> np.ndarray:
 
 @pytest.fixture(scope="module")
 def service(service_launcher):
-    with service_launcher.service("none") as running:
+    with service_launcher.service() as running:
         yield running
 
 
@@ -151,11 +152,11 @@ def test_well_above_saturation_latency_grows_and_the_client_keeps_its_schedule(
     assert stats["drain_s_used"] > 0.1
 
 
-@pytest.mark.parametrize("setting", [("none", 0, 0.0), ("queue", 32, 0.0), ("queue", 8, 2.0)])
+@pytest.mark.parametrize("setting", [NONE, Setting("queue", 32, 0.0), Setting("queue", 8, 2.0)])
 def test_every_answer_is_checked_to_the_bit_and_a_difference_is_counted(
     setting, request_ids, start_service
 ):
-    service = start_service(*setting)
+    service = start_service(ServiceSpec(setting))
     schedule = arrivals.poisson_arrivals(300.0, 1.0, seed=17)
     customers = arrivals.customers_for_run(request_ids, 17, len(schedule))
     expected = expected_scores.for_customers(customers).copy()
@@ -167,12 +168,12 @@ def test_every_answer_is_checked_to_the_bit_and_a_difference_is_counted(
     )
     assert stats["answered"] == stats["answers_compared"] == len(schedule)
     assert stats["answers_differing"] == 2 and stats["answers_differing_first"] == changed
-    if setting[1] > 1:
+    if setting.max_batch > 1:
         assert stats["answers_compared"] > 0 and columns["batch_size"].max() >= 1
 
 
 def test_a_service_killed_mid_run_makes_the_client_fail_loudly(request_ids):
-    with ServiceProcess(batcher="none") as victim:
+    with ServiceProcess() as victim:
         schedule = arrivals.poisson_arrivals(400.0, 3.0, seed=3)
         timer = _kill_later(victim.pid, 0.8)
         started = time.monotonic()
@@ -184,7 +185,7 @@ def test_a_service_killed_mid_run_makes_the_client_fail_loudly(request_ids):
 
 
 def test_answers_that_never_come_are_recorded_not_dropped(request_ids):
-    with ServiceProcess(batcher="none") as frozen:
+    with ServiceProcess() as frozen:
         schedule = arrivals.poisson_arrivals(100.0, 3.0, seed=5)
         # Frozen about 1 s into the window (the client first opens its connections).
         timer = _kill_later(frozen.pid, 1.5, signal.SIGSTOP)

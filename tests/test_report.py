@@ -85,7 +85,7 @@ def committed_campaigns() -> dict[str, dict]:
             for path in sorted((ROOT / "data" / "raw").glob("*/campaign.json"))}  # fmt: skip
 
 
-# The speed probe and the slow-run rule exist from this day (lab/design.py's dated note).
+# The speed probe and the slow-run rule exist from this day (lab/design_notes.py's dated note).
 PROBE_SINCE = "2026-11-30"
 
 

@@ -15,6 +15,7 @@ import pytest
 
 from lab.bench.sidebyside import Machinery
 from lab.machine import schedtrace
+from lab.servicespec import NONE, QUEUE_B1
 
 pytestmark = pytest.mark.usefixtures("processes")  # real processes: the process tier
 CPU = 1
@@ -27,8 +28,7 @@ def traced(lab_artifacts):
         pytest.skip(why_not or "needs two cores: perf records one from the other")
     found = {}
     with Machinery("here") as here:
-        for name, setting in (("none", {"batcher": "none"}),
-                              ("queue B=1", {"batcher": "queue", "max_batch": 1})):  # fmt: skip
+        for name, setting in (("none", NONE), ("queue B=1", QUEUE_B1)):
             with here.service(setting, CPU) as service:
                 recorder = schedtrace.Recorder(CPU, {0})
                 with recorder:

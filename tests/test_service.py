@@ -14,10 +14,11 @@ import pytest
 
 from lab.service.batcher import NO_BATCHES
 from lab.service.server_timing import parse_server_timing
+from lab.servicespec import NONE, QUEUE_B1, ServiceSpec, Setting
 
 pytestmark = pytest.mark.usefixtures("processes")  # real processes: the process tier
 
-SETTINGS = [("none", 0, 0.0), ("queue", 1, 0.0), ("queue", 32, 0.0), ("queue", 32, 2.0)]
+SETTINGS = [NONE, QUEUE_B1, Setting("queue", 32, 0.0), Setting("queue", 32, 2.0)]
 CONCURRENT = 1000
 
 
@@ -25,9 +26,10 @@ def same_bits(a: float, b: float) -> bool:
     return struct.pack("<d", a) == struct.pack("<d", b)
 
 
-def setting_id(setting) -> str:
-    batcher, cap, wait = setting
-    return "none" if batcher == "none" else f"queue-B{cap}-W{wait:g}"
+def setting_id(setting: Setting) -> str:
+    if setting.batcher == "none":
+        return "none"
+    return f"queue-B{setting.max_batch}-W{setting.max_wait_ms:g}"
 
 
 @pytest.fixture(scope="module")
@@ -37,7 +39,7 @@ def services(service_launcher):
     running = []
     try:
         for setting in SETTINGS:
-            running.append(service_launcher.service(*setting).start())
+            running.append(service_launcher.service(ServiceSpec(setting)).start())
         yield dict(zip(SETTINGS, running, strict=True))
     finally:
         for service in running:
@@ -60,9 +62,9 @@ def post_json(connection: http.client.HTTPConnection, path: str, payload) -> tup
 def test_health_names_the_setting(service):
     assert service.health() == {
         "status": "ok",
-        "batcher": service.batcher,
-        "max_batch": service.max_batch,
-        "max_wait_ms": float(service.max_wait_ms),
+        "batcher": service.spec.setting.batcher,
+        "max_batch": service.spec.setting.max_batch,
+        "max_wait_ms": float(service.spec.setting.max_wait_ms),
     }
 
 
@@ -118,7 +120,7 @@ def test_1000_at_once_each_request_gets_its_own_customers_score(service, expecte
     after = service.batches()
     new_sizes = after["size"][len(before["size"]) :]
     assert len(after["size"]) == len(after["first_wait_us"])
-    if service.batcher == "none":
+    if service.spec.setting.batcher == "none":
         assert after == NO_BATCHES
         assert set(sizes_seen) == {1}
         return
@@ -128,15 +130,15 @@ def test_1000_at_once_each_request_gets_its_own_customers_score(service, expecte
     assert after["records_dropped"] == 0
     assert after["batches_made"] == len(after["size"])
     assert after["rows_scored"] == sum(after["size"])
-    assert max(new_sizes) <= service.max_batch
-    assert max(sizes_seen) <= service.max_batch
+    assert max(new_sizes) <= service.spec.setting.max_batch
+    assert max(sizes_seen) <= service.spec.setting.max_batch
     assert all(wait >= 0 for wait in after["first_wait_us"])
-    if service.max_batch > 1:
+    if service.spec.setting.max_batch > 1:
         assert max(new_sizes) > 1, "1,000 requests at once never formed a batch"
 
 
 def test_a_timed_wait_holds_a_lone_request_for_at_least_w(services, expected_scores):
-    service = services[("queue", 32, 2.0)]
+    service = services[Setting("queue", 32, 2.0)]
     connection = http.client.HTTPConnection(service.host, service.port, timeout=30)
     try:
         customer_id = next(iter(expected_scores))
@@ -144,5 +146,5 @@ def test_a_timed_wait_holds_a_lone_request_for_at_least_w(services, expected_sco
     finally:
         connection.close()
     assert status == 200
-    assert parse_server_timing(timing)["queued"] >= service.max_wait_ms
-    assert service.batches()["first_wait_us"][-1] >= service.max_wait_ms * 1000
+    assert parse_server_timing(timing)["queued"] >= service.spec.setting.max_wait_ms
+    assert service.batches()["first_wait_us"][-1] >= service.spec.setting.max_wait_ms * 1000

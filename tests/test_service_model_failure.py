@@ -14,6 +14,7 @@ from fastapi.testclient import TestClient
 
 from lab.service.app import create_app
 from lab.service.server_timing import parse_server_timing
+from lab.servicespec import NONE, QUEUE_B1, Setting
 
 pytestmark = pytest.mark.usefixtures("processes")  # real processes: the process tier
 
@@ -41,12 +42,12 @@ def bad_and_good(store, expected_scores):
     return bad, bad_row, good
 
 
-@pytest.mark.parametrize("setting", [("none", 0, 0.0), ("queue", 1, 0.0), ("queue", 8, 0.0)])
+@pytest.mark.parametrize("setting", [NONE, QUEUE_B1, Setting("queue", 8, 0.0)])
 def test_a_raising_model_is_a_500_with_the_reason_then_service_goes_on(
     setting, model, bad_and_good, expected_scores
 ):
     bad, bad_row, good = bad_and_good
-    app = create_app(*setting, model=FailsOnOneRow(model, bad_row))
+    app = create_app(setting, model=FailsOnOneRow(model, bad_row))
     with TestClient(app) as client:
         failed = client.post("/predict", json={"customer_id": bad})
         assert failed.status_code == 500
@@ -68,7 +69,7 @@ def test_every_request_of_the_failed_batch_fails_and_only_those(
     model, bad_and_good, expected_scores
 ):
     bad, bad_row, good = bad_and_good
-    app = create_app("queue", 4, 50.0, model=FailsOnOneRow(model, bad_row))
+    app = create_app(Setting("queue", 4, 50.0), model=FailsOnOneRow(model, bad_row))
     batcher = app.state.predictor.batcher
 
     async def scenario():

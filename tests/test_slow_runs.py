@@ -12,25 +12,13 @@ import signal
 import subprocess
 import sys
 import time
-from pathlib import Path
 
 from lab import design
 from lab.campaign import attempts
 from lab.campaign.folder import run_path
 from lab.campaign.schedule import build_schedule
 from lab.rawformat import codec
-
-ROOT = Path(__file__).resolve().parent.parent
-TINY = design.PROFILES["tiny"]
-
-
-def attempts_by_time(folder: Path) -> list[tuple[str, int, dict]]:
-    """(run_id, attempt, meta) of every run file, in the order the attempts ran."""
-    found = []
-    for path in codec.run_files(folder):
-        meta = codec.read_meta(path)
-        found.append((meta["run_id"], meta["attempt"], meta))
-    return sorted(found, key=lambda item: item[2]["probe_before"]["at"])
+from tests.support.labrun import ROOT, attempts_by_time
 
 
 def test_killed_in_the_middle_of_re_runs_then_resumed_keeps_every_attempt_once(lab_runner):

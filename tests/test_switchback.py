@@ -29,13 +29,13 @@ from lab.rawformat import codec
 from lab.service.process import get_json
 from lab.service.server_timing import parse_server_timing
 from lab.service.switchback import StoreWithAddedWork, create_switchback_app, spin
+from lab.servicespec import NONE, QUEUE_B1, ServiceSpec, Setting
+from tests.support.profiles import TINY
 
 pytestmark = pytest.mark.usefixtures("processes")  # real processes: the process tier
 
-NONE = {"batcher": "none"}
-QUEUE_B1 = {"batcher": "queue", "max_batch": 1, "max_wait_ms": 0.0}
 PROFILE = dataclasses.replace(
-    design.TINY,
+    TINY,
     switchbacks=(
         design.Switchback(design.NONE, design.QUEUE_B1),
         design.Switchback(design.NONE, design.NONE),
@@ -140,8 +140,8 @@ def test_swapped_routes_serve_the_other_arm_and_the_added_work_stays_with_b(
 
 def test_both_arms_batch_with_their_own_cap_and_wait(model):
     app = create_switchback_app(
-        {"batcher": "queue", "max_batch": 32, "max_wait_ms": 0.0},
-        {"batcher": "queue", "max_batch": 32, "max_wait_ms": 1.0},
+        Setting("queue", 32, 0.0),
+        Setting("queue", 32, 1.0),
         model=model,
     )
     with TestClient(app) as client:
@@ -153,8 +153,7 @@ def test_both_arms_batch_with_their_own_cap_and_wait(model):
 
 def test_a_setting_outside_the_design_is_refused(model):
     with pytest.raises(ValueError, match="B=1 with W>0"):
-        create_switchback_app(NONE, {"batcher": "queue", "max_batch": 1, "max_wait_ms": 1.0},
-                              model=model)  # fmt: skip
+        create_switchback_app(NONE, Setting("queue", 1, 1.0), model=model)
     with pytest.raises(ValueError, match="added work"):
         create_switchback_app(NONE, NONE, added_work_us_b=-1, model=model)
 
@@ -274,7 +273,7 @@ def test_one_service_process_serves_both_arms_slice_by_slice(
     start_service, request_ids_sample, swap_routes
 ):
     customer_ids, expected = request_ids_sample
-    service = start_service("none", arm_b=QUEUE_B1, swap_routes=swap_routes)
+    service = start_service(ServiceSpec(NONE, arm_b=QUEUE_B1, swap_routes=swap_routes))
     arrivals_s = poisson_arrivals(200.0, 1.0, seed=11)
     columns, stats = run_open_loop(
         service.host, service.port, arrivals_s, customer_ids, 16, 10.0,
@@ -388,7 +387,7 @@ def test_the_benchmark_swaps_the_routes_of_about_half_the_runs_of_every_pair():
     assert crossed == {("a", False), ("a", True), ("b", False), ("b", True)}
 
 
-def test_the_serve_command_refuses_arm_b_options_without_arm_b(model):
+def test_the_serve_command_refuses_arm_b_options_without_arm_b():
     import argparse
 
     from lab.service import serve
@@ -396,8 +395,11 @@ def test_the_serve_command_refuses_arm_b_options_without_arm_b(model):
     parser = argparse.ArgumentParser()
     serve.add_arguments(parser)
     for lone in (["--swap-routes"], ["--added-work-us-b", "50"]):
-        with pytest.raises(ValueError, match="need two arms: give --arm-b-batcher"):
-            serve.build_app(parser.parse_args(lone))
-    swapped = parser.parse_args(["--arm-b-batcher", "queue", "--arm-b-max-batch", "1",
-                                 "--swap-routes"])  # fmt: skip
-    assert swapped.swap_routes is True and swapped.arm_b_max_batch == 1
+        with pytest.raises(ValueError, match="needs two arms: give --arm-b-batcher"):
+            ServiceSpec.from_arguments(parser.parse_args(lone))
+    swapped = ServiceSpec.from_arguments(
+        parser.parse_args(["--arm-b-batcher", "queue", "--arm-b-max-batch", "1", "--swap-routes"])
+    )
+    assert swapped.swap_routes is True and swapped.arm_b == QUEUE_B1
+    assert "--swap-routes" in swapped.arguments()
+    assert ServiceSpec.from_json(swapped.to_json()) == swapped

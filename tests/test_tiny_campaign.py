@@ -13,26 +13,16 @@ import json
 import shutil
 import subprocess
 import sys
-from pathlib import Path
 
 import pytest
 
 from generator.report import checks as report
 from lab import design
+from lab.guesses import GUESSES
 from lab.rawformat import codec
 from site_src.explorer import explorer
-
-ROOT = Path(__file__).resolve().parent.parent
-TINY = design.PROFILES["tiny"]
-
-
-def attempts_by_time(folder: Path) -> list[tuple[str, int, dict]]:
-    """(run_id, attempt, meta) of every run file, in the order the attempts ran."""
-    found = []
-    for path in codec.run_files(folder):
-        meta = codec.read_meta(path)
-        found.append((meta["run_id"], meta["attempt"], meta))
-    return sorted(found, key=lambda item: item[2]["probe_before"]["at"])
+from tests.support.labrun import ROOT, attempts_by_time
+from tests.support.profiles import TINY
 
 
 def generator(*arguments) -> subprocess.CompletedProcess:
@@ -53,11 +43,11 @@ def test_every_run_records_what_it_saw(tiny_campaign):
     assert part_b and all(len(cols["latency_us"]) > 0 for _, cols in part_b)
     # The campaign describes itself (tests/test_campaign_description.py has the details).
     header = json.loads((folder / "campaign.json").read_text())
-    assert header["guesses"]["items"] == [dict(guess) for guess in design.GUESSES]
+    assert header["guesses"]["items"] == [dict(guess) for guess in GUESSES]
     assert header["rules"]["keeps_up_share"] == design.KEEPS_UP_SHARE
     assert header["description_version"] == 1
     calibration = header["speed_probe"]
-    assert len(calibration["probes"]) == design.TINY.probe_calibration
+    assert len(calibration["probes"]) == TINY.probe_calibration
     assert set(calibration["reference"]) == {"python_us", "model_us", "memory_us"}
     # The runner got every batch of each run from /batches: together they hold every answer.
     queued = [(meta, cols) for meta, cols in part_b if meta["setting"]["batcher"] == "queue"]

@@ -14,6 +14,8 @@ import math
 
 import numpy as np
 
+from lab.rawformat.names import CELL_ONLY_METRICS
+
 SIGNIFICANT_DIGITS = 5
 BATCH_BUCKETS = (
     ("1", 1, 1),
@@ -237,21 +239,6 @@ def queue_metrics(columns: dict, max_batch: int = 0) -> dict:
 # --- Part B: a cell (one setting at one rate, several rounds) ------------------------
 
 
-# Published per cell (median of rounds) but not per round, to keep results.json small:
-# the asked rate is the same in every round, and the rest are checks rather than results.
-CELL_ONLY = (
-    "arrival_rate",
-    "offered_rate",
-    "p90_ms",
-    "max_ms",
-    "send_lag_us_p99",
-    "batches",
-    "full_batch_share",
-    "first_wait_unfilled_us_p50",
-    "client_cpu_us_per_request",
-)
-
-
 def cell_summary(runs_by_round: dict[int, dict], scheduled_rounds: list[int]) -> dict:
     """Per-round metrics as lists, their medians, and the keeps-up verdict of a cell."""
     rounds = sorted(runs_by_round)
@@ -262,7 +249,7 @@ def cell_summary(runs_by_round: dict[int, dict], scheduled_rounds: list[int]) ->
         if name == "batch_size_counts":
             continue
         values = [runs_by_round[r].get(name) for r in rounds]
-        if name not in CELL_ONLY:
+        if name not in CELL_ONLY_METRICS:
             by_round[name] = values
         present = [v for v in values if v is not None]
         if name != "keeps_up" and present:

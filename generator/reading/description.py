@@ -18,10 +18,10 @@ from the git history at the campaign's commit (data/rebuild_description.py).
 
 Two told-apart rules are known (TOLD_APART_RULES): `all_rounds_agree_in_sign`, the first two
 campaigns' (every round's paired difference of one sign), and `hodges_lehmann_wilcoxon_95`,
-the interval rule of lab/design.py's 2026-12-01 note (generator/arithmetic/intervals.py), which
-records its two confidence levels (they must be the ones generator/arithmetic/intervals.py computes)
-and δ per statistic in log units. Any other rule is refused, naming it: a campaign is judged by the
-rule it ran under or not at all.
+the interval rule of lab/design_notes.py's 2026-12-01 note (generator/arithmetic/intervals.py),
+which records its two confidence levels (they must be the ones generator/arithmetic/intervals.py
+computes) and δ per statistic in log units. Any other rule is refused, naming it: a campaign is
+judged by the rule it ran under or not at all.
 
 `read_description(folder)` returns the checked Description, or raises DescriptionError
 naming the file and the key. Used by the build (generator.reading.load) and by the report

@@ -34,20 +34,7 @@ from generator.report.explorer import check_explorer
 from generator.report.runs import load_campaign, middle, of_kind, part_b_cells, rank_percentile
 from lab.rawformat import codec
 from lab.rawformat.kinds import published_kinds
-from lab.rawformat.names import rate_key, record_name
-
-# published per cell only, not per round (see SCHEMA.md)
-CELL_ONLY = (
-    "arrival_rate",
-    "offered_rate",
-    "p90_ms",
-    "max_ms",
-    "send_lag_us_p99",
-    "batches",
-    "full_batch_share",
-    "first_wait_unfilled_us_p50",
-    "client_cpu_us_per_request",
-)
+from lab.rawformat.names import CELL_ONLY_METRICS, rate_key, record_name
 
 
 def check_missing(data, results, check, say):
@@ -293,7 +280,7 @@ def check_part_b(data, results, check, say):
         for metric in sorted({m for run in cell["rounds"].values() for m in run}):
             values = [cell["rounds"][r].get(metric) for r in rounds]
             for index, value in enumerate(values):
-                if value is not None and metric not in CELL_ONLY:
+                if value is not None and metric not in CELL_ONLY_METRICS:
                     check.dig(results, (*path, "by_round", metric, index), value)
             present = [v for v in values if v is not None]
             if metric != "keeps_up" and present:

@@ -59,15 +59,14 @@ from lab.machine.core_watch import CoreWatch
 from lab.machine.fingerprint import fingerprint
 from lab.machine.quiet import load_snapshot
 from lab.paths import DATA
+from lab.servicespec import NONE, QUEUE_B1, Setting
 
 OUT = DATA / "bench" / "batcher.json"
 CAMPAIGN = "full-20261129"
 OLD_COMMIT = "903928e"
-NONE = {"batcher": "none"}
-QUEUE_B1 = {"batcher": "queue", "max_batch": 1, "max_wait_ms": 0.0}
-B32_W1 = {"batcher": "queue", "max_batch": 32, "max_wait_ms": 1.0}
-B32_W0 = {"batcher": "queue", "max_batch": 32, "max_wait_ms": 0.0}
-B128_W0 = {"batcher": "queue", "max_batch": 128, "max_wait_ms": 0.0}
+B32_W1 = Setting("queue", 32, 1.0)
+B32_W0 = Setting("queue", 32, 0.0)
+B128_W0 = Setting("queue", 128, 0.0)
 # (name, setting, rate multiple) of every open-loop run, and of every closed-loop run
 OPEN_LOOP = (
     ("none", NONE, 0.5), ("queue B=1", QUEUE_B1, 0.5), ("B=32 W=1", B32_W1, 0.5),
@@ -123,7 +122,8 @@ class Bench:
               f"x{labels.get('rate_multiple', '-')}: {shown}", flush=True)  # fmt: skip
         return found
 
-    def open_loop(self, version: Machinery, pair: int, name: str, setting: dict, multiple: float):
+    def open_loop(self, version: Machinery, pair: int, name: str, setting: Setting,
+                  multiple: float):  # fmt: skip
         rate = multiple * self.saturation
         seed = arrival_seed("bench-batcher", pair, multiple)
         found = {"probe_before": self._probe(), "load_before": load_snapshot(self.cpu)}
@@ -147,14 +147,13 @@ class Bench:
             load_after=load_snapshot(self.cpu),
             probe_after=self._probe(),
         )
-        if setting.get("max_wait_ms", 0) > 0:
-            found["overshoot_us"] = overshoot_us(
-                batches, setting["max_batch"], setting["max_wait_ms"]
-            )
+        if setting.max_wait_ms > 0:
+            found["overshoot_us"] = overshoot_us(batches, setting.max_batch, setting.max_wait_ms)
         return self._record(found, version=version.label, pair=pair, kind="open", setting=name,
                             rate_multiple=multiple)  # fmt: skip
 
-    def closed_loop(self, version: Machinery, pair: int, name: str, setting: dict, conns: int):
+    def closed_loop(self, version: Machinery, pair: int, name: str, setting: Setting,
+                    conns: int):  # fmt: skip
         found = {"probe_before": self._probe(), "load_before": load_snapshot(self.cpu)}
         with (
             version.service(setting, self.cpu) as service,

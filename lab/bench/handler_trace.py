@@ -46,18 +46,16 @@ from lab.machine import schedtrace
 from lab.machine.fingerprint import fingerprint
 from lab.machine.quiet import load_snapshot
 from lab.paths import DATA
+from lab.servicespec import NONE, QUEUE_B1, Setting
 
 OUT = DATA / "bench" / "handler_trace.json"
 CAMPAIGN = "full-20261129"
 OLD_COMMIT = "903928e"
 RATE_MULTIPLE = 0.5
-SETTINGS = {
-    "none": {"batcher": "none"},
-    "queue B=1": {"batcher": "queue", "max_batch": 1, "max_wait_ms": 0.0},
-}
+SETTINGS = {"none": NONE, "queue B=1": QUEUE_B1}
 
 
-def one_run(version: Machinery, setting: dict, rate: float, window_s: float, seed: int,
+def one_run(version: Machinery, setting: Setting, rate: float, window_s: float, seed: int,
             cpu: int, perf_cpus: set[int]) -> dict:  # fmt: skip
     """One traced run: (client stats, latency percentiles, server moments, counts)."""
     load_before = load_snapshot(cpu)

@@ -29,6 +29,7 @@ from lab.machine.fingerprint import git_commit
 from lab.machine.processes import pin_command, python, single_thread_env
 from lab.rawformat import codec
 from lab.service.process import ServiceProcess
+from lab.servicespec import ServiceSpec, Setting
 
 NICE_HELP = (
     "niceness (e.g. -10, as root) of this run's processes, to shield them from other work "
@@ -87,11 +88,10 @@ class Machinery:
             subprocess.run(["tar", "-x", "-C", str(self.root)], input=archive.stdout, check=True)
         self.env = {"LAB_HOME": str(paths.lab_home()), "LAB_GIT_COMMIT": self.git_commit}
 
-    def service(self, setting: dict, cpu: int | None) -> ServiceProcess:
-        return ServiceProcess(
-            setting["batcher"], setting.get("max_batch", 0), setting.get("max_wait_ms", 0.0),
-            cpu=cpu, extra_env=self.env, cwd=self.root,
-        )  # fmt: skip
+    def service(self, setting: Setting, cpu: int | None) -> ServiceProcess:
+        """This version's `python -m lab serve` with one plain setting (a past commit knows
+        only the plain flags: no second arm)."""
+        return ServiceProcess(ServiceSpec(setting), cpu=cpu, extra_env=self.env, cwd=self.root)
 
     def start_client(self, command: str, arguments: list[str], cpu: int | None, out: Path):
         """`python -m lab COMMAND ARGUMENTS --out OUT`, pinned, started (not waited for)."""

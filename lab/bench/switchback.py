@@ -96,6 +96,7 @@ from lab.paths import DATA
 from lab.rawformat import codec
 from lab.service.arms import ARMS
 from lab.service.launcher import Launcher
+from lab.servicespec import ServiceSpec
 
 OUT = DATA / "bench" / "switchback.json"
 BENCH = "bench-switchback"  # names the arrival seeds
@@ -208,7 +209,7 @@ class Bench:
 
     def saturation(self, seconds: float) -> dict:
         """The closed loop's stats against a fresh `none` service (S = `throughput`)."""
-        with self.launcher.service("none", cpu=self.cpu) as service:
+        with self.launcher.service(ServiceSpec(NONE), cpu=self.cpu) as service:
             return self.machinery.closedloop(
                 service.port, seconds, SATURATION_CONNECTIONS, self.cpu
             )
@@ -221,11 +222,7 @@ class Bench:
                  "first_arm": planned.first_arm, "swap_routes": planned.swap_routes,
                  "probe_before": self._probe(),
                  "load_before": trimmed_load(load_snapshot(self.cpu))}  # fmt: skip
-        a = pair.arm_a
-        service = self.launcher.service(a.batcher, a.max_batch, a.max_wait_ms, cpu=self.cpu,
-                                        arm_b=pair.arm_b.as_dict(),
-                                        added_work_us_b=pair.added_work_us_b,
-                                        swap_routes=planned.swap_routes)  # fmt: skip
+        service = self.launcher.service(pair.service_spec(planned.swap_routes), cpu=self.cpu)
         extra = ("--slice-s", str(options["slice_s"]), "--first-arm", planned.first_arm)
         extra += ("--swap-routes",) if planned.swap_routes else ()
         with service:

@@ -12,7 +12,6 @@ from lab.design import (
     ARRIVALS_BYTES,
     BUSY_RATE,
     CAMPAIGN_BYTES_BUDGET,
-    GUESSES,
     KEEPS_UP_SHARE,
     QUIET_IDLE_SHARE,
     QUIET_OTHER_CORE_IDLE_SHARE,
@@ -30,6 +29,7 @@ from lab.design import (
     TOLD_APART_TEXT,
     Profile,
 )
+from lab.guesses import GUESSES
 from lab.rawformat.names import rate_key
 from lab.service.server_timing import BATCH_ROUTE_NAMES, PREDICT_NAMES
 
@@ -65,7 +65,7 @@ def rules(profile: Profile) -> dict:
 
 
 def told_apart() -> dict:
-    """The told-apart rule (lab/design.py, the 2026-12-01 note): its name and words, the two
+    """The told-apart rule (lab/design_notes.py, the 2026-12-01 note): its name and words, the two
     confidence levels and δ per statistic in log units (p50, p99, server, throughput)."""
     return {
         "rule": TOLD_APART_RULE,
@@ -77,7 +77,7 @@ def told_apart() -> dict:
 
 
 def slow_runs(profile: Profile) -> dict:
-    """The slow-run rule as this profile runs it (lab/design.py, the 2026-11-30 note)."""
+    """The slow-run rule as this profile runs it (lab/design_notes.py, the 2026-11-30 note)."""
     scheduled = len(build_schedule(profile, seed=0))
     return {
         "threshold": SLOW_RUN_THRESHOLD,

@@ -33,7 +33,7 @@ import numpy as np
 
 from lab import paths
 from lab.errors import LabError
-from lab.machine.processes import die_with_parent, python, single_thread_env
+from lab.machine.processes import die_with_parent, end_piped_worker, python, single_thread_env
 from lab.model import artifacts
 from lab.model.scoring import as_rows, score
 from lab.rawformat import codec
@@ -169,13 +169,7 @@ class ProbeWorker:
         return {**self._ask("probe"), "cpu": self.cpu}
 
     def close(self) -> None:
-        if self.process.poll() is None:
-            self.process.stdin.close()
-            try:
-                self.process.wait(10)
-            except subprocess.TimeoutExpired:
-                self.process.kill()
-                self.process.wait()
+        end_piped_worker(self.process)
 
     def __enter__(self) -> "ProbeWorker":
         return self

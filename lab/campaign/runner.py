@@ -249,8 +249,8 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
         "--profile",
         choices=sorted(PROFILES),
         default="quick",
-        help="full: the whole design (2 to 3 hours with re-runs); quick: a 5-minute rehearsal; "
-        "tiny: for the tests",
+        help="full: the whole design (2 to 3 hours with re-runs); quick: a 5-minute rehearsal "
+        "(the tests add tiny, tests/support/profiles.py)",
     )
     parser.add_argument("--campaign", required=True, help="folder name under data/raw/")
     parser.add_argument(

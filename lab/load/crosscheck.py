@@ -40,6 +40,7 @@ from lab.paths import DATA, REPO
 from lab.rawformat import codec
 from lab.rawformat.names import rate_key
 from lab.service.process import ServiceProcess
+from lab.servicespec import NONE, ServiceSpec, Setting
 
 OUT = DATA / "bench" / "saturation_crosscheck.json"
 WRK = "wrk"
@@ -152,7 +153,7 @@ def measure_wrk(cpu: int, service: ServiceProcess, seconds: float, script: Path)
 
 
 def measure_saturation(cpu, client, seconds, folder, script) -> dict:
-    with ServiceProcess(batcher="none", cpu=cpu) as service:
+    with ServiceProcess(ServiceSpec(NONE), cpu=cpu) as service:
         quiet = quiet_check(cpu)
         if client == "ours":
             found = measure_ours(cpu, service, seconds, folder)
@@ -186,7 +187,7 @@ def saturation_runs(cpu: int, runs: int, seconds: float, echo) -> list[dict]:
 
 def measure_open_loop(cpu, arrival_rate, setting, seconds, folder) -> dict:
     out = folder / "open.run.zip"
-    with ServiceProcess(cpu=cpu, **setting) as service:
+    with ServiceProcess(ServiceSpec(Setting.from_record(setting)), cpu=cpu) as service:
         quiet = quiet_check(cpu)
         options = {"--port": service.port, "--arrival-rate": f"{arrival_rate:.3f}",
                    "--window-s": seconds, "--seed": OPEN_LOOP_SEED, "--out": out}  # fmt: skip

@@ -1,9 +1,11 @@
 """How measured processes start: pinned to one core, one BLAS/OpenMP thread each, and gone
-when their parent dies. Used by the service wrapper, the launcher, the runner and the parts."""
+when their parent dies, and how a worker driven over stdin ends. Used by the service wrapper,
+the launcher, the speed probe, the runner and the parts."""
 
 import ctypes
 import os
 import signal
+import subprocess
 import sys
 
 
@@ -29,3 +31,15 @@ def single_thread_env(extra: dict | None = None) -> dict:
 
 def python() -> str:
     return sys.executable
+
+
+def end_piped_worker(process: subprocess.Popen, timeout: float = 10.0) -> None:
+    """End a worker that reads its requests from stdin (the launcher, the speed probe):
+    closing stdin is its signal to finish; killed if it has not within `timeout` seconds."""
+    if process.poll() is None:
+        process.stdin.close()
+        try:
+            process.wait(timeout)
+        except subprocess.TimeoutExpired:
+            process.kill()
+            process.wait()

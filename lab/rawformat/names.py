@@ -4,7 +4,8 @@
     slug("B=32 W=2") -> "b32_w2"                        slug("0.5") -> "0_5"
 
 The lab writes these names into raw files; the generator keys results.json by them; the
-templates get them as Jinja filters. Nothing here imports anything else from `lab`.
+templates get them as Jinja filters; CELL_ONLY_METRICS names the Part B metrics published per
+cell only. Nothing here imports anything else from `lab`.
 """
 
 NONE = "none"
@@ -37,3 +38,20 @@ def slug(name: str) -> str:
         return {NONE: "none", QUEUE_B1: "queue_b1"}[name]
     parts = name.lower().replace("=", "").replace(".", "_").split()
     return "_".join(parts)
+
+
+# The Part B metrics results.json publishes per cell (the median of its rounds) but not per
+# round, to keep it small: the asked rate is the same in every round, and the rest are checks
+# rather than results. The build leaves them out of a cell's rounds and the report expects
+# them missing there: one list, so the two cannot drift apart.
+CELL_ONLY_METRICS = (
+    "arrival_rate",
+    "offered_rate",
+    "p90_ms",
+    "max_ms",
+    "send_lag_us_p99",
+    "batches",
+    "full_batch_share",
+    "first_wait_unfilled_us_p50",
+    "client_cpu_us_per_request",
+)

@@ -1,6 +1,6 @@
-"""The slow-run rule's decision (lab/design.py, the 2026-11-30 note), in one place for the lab
-and the generator: how slow a speed probe ran against the campaign's reference, whether an
-attempt was slow, and which attempt of a run counts.
+"""The slow-run rule's decision (lab/design_notes.py, the 2026-11-30 note), in one place for
+the lab and the generator: how slow a speed probe ran against the campaign's reference,
+whether an attempt was slow, and which attempt of a run counts.
 
 The lab's runner decides with it which runs to measure again and which attempt it used
 (lab/campaign/attempts.py, lab/campaign/probe.py); the build reads the same decision back from

@@ -1,7 +1,6 @@
-"""The prediction service as a FastAPI app: `create_app(batcher, max_batch, max_wait_ms)`.
-
-Served on uvicorn (uvloop, httptools), one worker, by `python -m lab serve`
-(lab/service/serve.py) or by the pre-loaded launcher (lab/service/preload.py).
+"""The prediction service as a FastAPI app, `create_app(Setting("queue", 32, 2.0))`, served on
+uvicorn (uvloop, httptools), one worker, by `python -m lab serve` (lab/service/serve.py) or by
+the pre-loaded launcher (lab/service/preload.py).
 
 Routes
   GET  /health          {"status": "ok", "batcher": …, "max_batch": …, "max_wait_ms": …}
@@ -49,6 +48,7 @@ from lab.service.batch_route import (
 from lab.service.batcher import KEEP_BATCHES, NO_BATCHES, MicroBatcher, ModelCallFailed
 from lab.service.openapi import JSON, predict_batch_openapi, predict_openapi, status_openapi
 from lab.service.server_timing import format_durations, format_server_timing
+from lab.servicespec import DEFAULT_MAX_RECORDS, NONE, Setting
 
 PREDICT_BODY_LIMIT = 16 * 1024  # a /predict body is a few dozen bytes
 BYTES_PER_RECORD = 256  # generous: {"customer_id": 9007199254740991} is 34 bytes
@@ -56,20 +56,20 @@ BYTES_PER_RECORD = 256  # generous: {"customer_id": 9007199254740991} is 34 byte
 NO_TELEMETRY = {"tracing": False, "metrics": False, "logs": False, "operation_spans": False}
 
 
-def check_setting(batcher: str, max_batch: int, max_wait_ms: float) -> None:
+def check_setting(setting: Setting) -> None:
     """Refuse settings that are not in the design (BRIEF §2), with a message saying why."""
-    if batcher == "none":
-        if max_batch or max_wait_ms:
+    if setting.batcher == "none":
+        if setting.max_batch or setting.max_wait_ms:
             raise ValueError("batcher none has no cap or wait: use --max-batch 0 --max-wait-ms 0")
-    elif batcher == "queue":
-        if max_batch < 1:
-            raise ValueError(f"batcher queue needs a cap B of at least 1, got {max_batch}")
-        if not max_wait_ms >= 0:
-            raise ValueError(f"the wait W must be 0 or more milliseconds, got {max_wait_ms}")
-        if max_batch == 1 and max_wait_ms > 0:
+    elif setting.batcher == "queue":
+        if setting.max_batch < 1:
+            raise ValueError(f"batcher queue needs a cap B of at least 1, got {setting.max_batch}")
+        if not setting.max_wait_ms >= 0:
+            raise ValueError(f"the wait W must be 0 or more ms, got {setting.max_wait_ms}")
+        if setting.max_batch == 1 and setting.max_wait_ms > 0:
             raise ValueError("queue B=1 with W>0 is not a setting: a batch of one never waits")
     else:
-        raise ValueError(f"batcher must be 'none' or 'queue', got {batcher!r}")
+        raise ValueError(f"batcher must be 'none' or 'queue', got {setting.batcher!r}")
 
 
 def too_large(limit: int) -> Rejected:
@@ -189,35 +189,28 @@ def warm_up(model) -> None:
 
 
 def create_app(
-    batcher: str = "none",
-    max_batch: int = 0,
-    max_wait_ms: float = 0.0,
+    setting: Setting = NONE,
     store_path: Path | None = None,
     model=None,
-    max_records: int = 10_000,
+    max_records: int = DEFAULT_MAX_RECORDS,
     keep_batches: int = KEEP_BATCHES,
 ) -> FastAPI:
     """The service as a FastAPI app; `model` and `store_path` default to the built artifacts."""
-    check_setting(batcher, max_batch, max_wait_ms)
+    check_setting(setting)
     if max_records < 0:
         raise ValueError(f"max_records must be 0 or more, got {max_records}")
     model = artifacts.load_model() if model is None else model
     store_path = artifacts.store_path() if store_path is None else store_path
     warm_up(model)
     micro = (
-        MicroBatcher(partial(score, model), max_batch, max_wait_ms, keep_batches=keep_batches)
-        if batcher == "queue"
+        MicroBatcher(
+            partial(score, model), setting.max_batch, setting.max_wait_ms, keep_batches=keep_batches
+        )  # fmt: skip
+        if setting.batcher == "queue"
         else None
     )
     predictor = Predictor(model, store_path, micro, max_records)
-    health = json.dumps(
-        {
-            "status": "ok",
-            "batcher": batcher,
-            "max_batch": max_batch,
-            "max_wait_ms": float(max_wait_ms),
-        }
-    ).encode()
+    health = json.dumps({"status": "ok", **setting.record()}).encode()
 
     @asynccontextmanager
     async def lifespan(_app):

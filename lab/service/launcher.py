@@ -7,8 +7,11 @@ process, which moves itself to the measurement core and serves with its own even
 batcher and SQLite connection. Every run still meets a fresh service; only the imports are
 shared. Used by the campaign runner:
 
-    with Launcher({0}) as launcher, launcher.service("queue", 32, 2.0, cpu=1) as service:
+    with Launcher({0}) as launcher, launcher.service(spec, cpu=1) as service:
         ... service.url, service.batches() ...
+
+`service` is the one handle of a started service (lab/service/process.py, ServiceProcess);
+what differs is its process, a ForkedProcess here.
 
 The launcher process itself is `python -m lab.service.preload` (lab/service/preload.py,
 driven over stdin/stdout); this file is the runner's side of it.
@@ -23,8 +26,9 @@ import time
 
 from lab import paths
 from lab.errors import ServiceError
-from lab.machine.processes import die_with_parent, python, single_thread_env
+from lab.machine.processes import die_with_parent, end_piped_worker, python, single_thread_env
 from lab.service.process import ServiceProcess
+from lab.servicespec import ServiceSpec
 
 
 class Launcher:
@@ -53,17 +57,24 @@ class Launcher:
             raise ServiceError(f"the launcher could not start a service: {answer['error']}")
         return answer
 
-    def service(self, batcher="none", max_batch=0, max_wait_ms=0.0, cpu=None, **options):
-        return LaunchedService(self, batcher, max_batch, max_wait_ms, cpu=cpu, **options)
+    def service(self, spec: ServiceSpec = ServiceSpec(), cpu=None, **options):  # noqa: B008
+        """A service this launcher forks when it starts (`start()` or `with`)."""
+        return ServiceProcess(spec, cpu=cpu, launcher=self, **options)
+
+    def fork(self, spec: ServiceSpec, port: int, cpu: int | None) -> "ForkedProcess":
+        """Fork a service for `spec` on `port`, moved to `cpu`; not yet answering."""
+        handle, log_path = tempfile.mkstemp(prefix="lab-service-", suffix=".log")
+        os.close(handle)
+        try:
+            request = {"spec": spec.to_json(), "port": port, "cpu": cpu, "log": log_path}
+            pid = self.ask(request)["pid"]
+        except BaseException:
+            os.unlink(log_path)
+            raise
+        return ForkedProcess(pid, log_path)
 
     def close(self) -> None:
-        if self.process.poll() is None:
-            self.process.stdin.close()
-            try:
-                self.process.wait(10)
-            except subprocess.TimeoutExpired:
-                self.process.kill()
-                self.process.wait()
+        end_piped_worker(self.process)
 
     def __enter__(self) -> "Launcher":
         return self
@@ -72,52 +83,24 @@ class Launcher:
         self.close()
 
 
-class LaunchedService(ServiceProcess):
-    """A ServiceProcess whose process is forked by the launcher instead of exec'd."""
+class ForkedProcess:
+    """A service process the launcher forked: the launcher, not we, is its parent, so its
+    exit code is not ours to read (its output says what happened); we watch it in /proc."""
 
-    def __init__(self, launcher: Launcher, *args, **kwargs):
-        super().__init__(*args, **kwargs)
-        self.launcher = launcher
-        self.child_pid: int | None = None
-        self.log_path = None
+    def __init__(self, pid: int, log_path: str):
+        self.pid = pid
+        self.log_path: str | None = log_path
 
-    @property
-    def pid(self) -> int | None:
-        return self.child_pid
+    def ended(self) -> str | None:
+        """None while the process runs, else how it ended, for an error message."""
+        return None if self._running() else "exited (its exit code is the launcher's to read)"
 
-    def _launch(self) -> None:
-        handle, self.log_path = tempfile.mkstemp(prefix="lab-service-", suffix=".log")
-        os.close(handle)
-        request = {
-            "batcher": self.batcher,
-            "max_batch": self.max_batch,
-            "max_wait_ms": float(self.max_wait_ms),
-            "port": self.port,
-            "cpu": self.cpu,
-            "max_records": self.max_records,
-            "log": self.log_path,
-            "arm_b": self.arm_b,
-            "added_work_us_b": float(self.added_work_us_b),
-            "swap_routes": self.swap_routes,
-        }
-        self.child_pid = self.launcher.ask(request)["pid"]
-        self.process = self  # the base class polls self.process
-        try:
-            self._wait_until_healthy()
-        except BaseException:
-            self.stop()
-            raise
-
-    # The few Popen-like calls the base class makes on self.process (the launcher, not we,
-    # is the parent, so the exit code is not ours to read: the output says what happened).
-    returncode = "unknown (see the output below)"
-
-    def poll(self) -> int | None:
-        return None if os.path.exists(f"/proc/{self.child_pid}") and not self._zombie() else 0
+    def _running(self) -> bool:
+        return os.path.exists(f"/proc/{self.pid}") and not self._zombie()
 
     def _zombie(self) -> bool:
         try:
-            with open(f"/proc/{self.child_pid}/stat") as handle:
+            with open(f"/proc/{self.pid}/stat") as handle:
                 return handle.read().rsplit(")", 1)[1].split()[0] == "Z"
         except OSError:
             return False
@@ -126,30 +109,32 @@ class LaunchedService(ServiceProcess):
         """A zombie is still exiting (its threads, its memory): the next run must not share
         the core with it, so wait until the launcher's automatic reaping has removed it."""
         deadline = time.monotonic() + timeout
-        while os.path.exists(f"/proc/{self.child_pid}") and time.monotonic() < deadline:
+        while os.path.exists(f"/proc/{self.pid}") and time.monotonic() < deadline:
             time.sleep(0.005)
 
-    def stderr_text(self) -> str:
+    def output(self) -> str:
+        """What the service printed so far (stdout and stderr)."""
+        if self.log_path is None:
+            return ""
         try:
             with open(self.log_path, errors="replace") as handle:
                 return handle.read()
-        except (OSError, TypeError):
+        except OSError:
             return ""
 
-    def stop(self, timeout: float = 10.0) -> int | None:
-        if self.child_pid is None:
-            return None
-        if self.poll() is None:
-            os.kill(self.child_pid, signal.SIGTERM)
+    def stop(self, timeout: float) -> None:
+        """SIGTERM, then SIGKILL after `timeout` seconds; waits until it is reaped. Returns
+        None: the exit code is the launcher's."""
+        if self._running():
+            os.kill(self.pid, signal.SIGTERM)
             deadline = time.monotonic() + timeout
-            while self.poll() is None and time.monotonic() < deadline:
+            while self._running() and time.monotonic() < deadline:
                 time.sleep(0.02)
-            if self.poll() is None:
-                os.kill(self.child_pid, signal.SIGKILL)
-                while self.poll() is None:
+            if self._running():
+                os.kill(self.pid, signal.SIGKILL)
+                while self._running():
                     time.sleep(0.02)
         self._wait_until_reaped()
         if self.log_path:
             os.unlink(self.log_path)
             self.log_path = None
-        return 0

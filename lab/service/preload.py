@@ -1,10 +1,11 @@
 """The pre-loaded launcher process, like gunicorn's --preload: `python -m lab.service.preload`.
 
 It imports FastAPI, uvicorn and scikit-learn and loads the model once, then reads one JSON
-request per line on stdin and forks a fresh service for each (a two-armed switchback service
-when the request has `arm_b`), answering `{"pid": …}` on stdout. Each child moves to the
-measurement core and serves with its own event loop, batcher and SQLite connection. Started
-and driven by `lab.service.launcher.Launcher`.
+request per line on stdin, `{"spec": ServiceSpec.to_json(), "port", "cpu", "log"}`, and forks
+a fresh service for each (the app `python -m lab serve` builds for that spec: a two-armed
+switchback service when it has an arm B), answering `{"pid": …}` on stdout. Each child moves
+to the measurement core and serves with its own event loop, batcher and SQLite connection.
+Started and driven by `lab.service.launcher.Launcher`.
 """
 
 import json
@@ -14,9 +15,8 @@ import sys
 
 from lab.machine.processes import die_with_parent
 from lab.model import artifacts
-from lab.service.app import create_app
-from lab.service.serve import run_uvicorn
-from lab.service.switchback import create_switchback_app
+from lab.service.serve import build_app, run_uvicorn
+from lab.servicespec import ServiceSpec
 
 
 def serve_in_child(request: dict, model) -> None:
@@ -30,23 +30,11 @@ def serve_in_child(request: dict, model) -> None:
     os.dup2(log, 1)
     os.dup2(log, 2)
     try:
-        app = build_app(request, model)
+        app = build_app(ServiceSpec.from_json(request["spec"]), model)
     except ValueError as error:
         print(f"lab serve: {error}", file=sys.stderr, flush=True)
         os._exit(2)
     run_uvicorn(app, "127.0.0.1", request["port"])
-
-
-def build_app(request: dict, model):
-    """The plain service, or the two-armed switchback one when the request names arm B."""
-    if request.get("arm_b") is None:
-        return create_app(request["batcher"], request["max_batch"], request["max_wait_ms"],
-                          model=model, max_records=request["max_records"])  # fmt: skip
-    arm_a = {key: request[key] for key in ("batcher", "max_batch", "max_wait_ms")}
-    return create_switchback_app(
-        arm_a, request["arm_b"], request.get("added_work_us_b", 0.0),
-        request.get("swap_routes", False), model=model,
-    )  # fmt: skip
 
 
 def launcher_main() -> int:

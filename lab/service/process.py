@@ -1,16 +1,19 @@
-"""Run the prediction service as a real process: `python -m lab serve …` on a free port.
+"""A service on a free port, as a real process: the one handle for a started service,
+whether its process was exec'd here (`python -m lab serve …`) or forked by the pre-loaded
+launcher (lab/service/launcher.py).
 
-    with ServiceProcess("queue", max_batch=32, max_wait_ms=2.0, cpu=1) as service:
+    with ServiceProcess(ServiceSpec(Setting("queue", 32, 2.0)), cpu=1) as service:
         ... send requests to service.url ...
         sizes = service.batches()["size"]
 
-    with ServiceProcess("none", arm_b={"batcher": "queue", "max_batch": 1}) as service:
+    with ServiceProcess(ServiceSpec(NONE, arm_b=QUEUE_B1)) as service:
         ... two arms in one process (a switchback run): /arm/a/predict, /arm/b/predict;
         service.batches("b") ...
 
-Used by the test suite, the load-client tests and the campaign runner. It pins the service
-with `taskset` when given a cpu, runs it with one BLAS/OpenMP thread, waits until /health
-answers, and always reaps the process. HTTP calls use only the stdlib (http.client).
+Used by the test suite, the load-client tests and the campaign runner. An exec'd service is
+pinned with `taskset` when given a cpu and runs with one BLAS/OpenMP thread; either way the
+handle waits until /health answers and always stops the process. HTTP calls use only the
+stdlib (http.client).
 """
 
 import http.client
@@ -25,6 +28,7 @@ from lab import paths
 from lab.errors import ServiceError
 from lab.machine.processes import pin_command, python, single_thread_env
 from lab.service.arms import arm_path, route_of_arms
+from lab.servicespec import ServiceSpec
 
 
 def free_port(host: str = "127.0.0.1") -> int:
@@ -45,46 +49,74 @@ def get_json(host: str, port: int, path: str, timeout: float = 10.0) -> tuple[in
         connection.close()
 
 
+class ExecdProcess:
+    """`python -m lab serve …` exec'd as this process's own child: its exit code is ours."""
+
+    def __init__(self, command: list[str], cwd, env: dict):
+        # A file, not a pipe: a chatty service must never block on a full pipe.
+        self.output_file = tempfile.TemporaryFile()  # noqa: SIM115 (closed by stop)
+        self.popen = subprocess.Popen(
+            command, cwd=cwd, env=env, stdin=subprocess.DEVNULL,
+            stdout=self.output_file, stderr=self.output_file,
+        )  # fmt: skip
+
+    @property
+    def pid(self) -> int:
+        return self.popen.pid
+
+    def ended(self) -> str | None:
+        """None while the process runs, else how it ended, for an error message."""
+        code = self.popen.poll()
+        return None if code is None else f"exited with code {code}"
+
+    def output(self) -> str:
+        """What the service printed so far (stdout and stderr)."""
+        if self.output_file.closed:
+            return ""
+        self.output_file.seek(0)
+        return self.output_file.read().decode(errors="replace")
+
+    def stop(self, timeout: float) -> int | None:
+        """SIGTERM, then SIGKILL after `timeout` seconds; always reaps. Returns the exit code."""
+        if self.popen.poll() is None:
+            self.popen.send_signal(signal.SIGTERM)
+            try:
+                self.popen.wait(timeout)
+            except subprocess.TimeoutExpired:
+                self.popen.kill()
+                self.popen.wait()
+        self.output_file.close()
+        return self.popen.returncode
+
+
 class ServiceProcess:
-    """The service in its own process; a context manager that starts and stops it."""
+    """A service in its own process; a context manager that starts and stops it. Exec'd
+    here unless `launcher` (lab/service/launcher.py) is given, which forks it instead."""
 
     host = "127.0.0.1"
 
     def __init__(
         self,
-        batcher: str = "none",
-        max_batch: int = 0,
-        max_wait_ms: float = 0.0,
+        spec: ServiceSpec = ServiceSpec(),  # noqa: B008 (frozen: one shared default is safe)
         cpu: int | None = None,
         port: int | None = None,
-        max_records: int = 10_000,
         extra_env: dict | None = None,
         startup_timeout: float = 120.0,
         cwd=None,
-        arm_b: dict | None = None,
-        added_work_us_b: float = 0.0,
-        swap_routes: bool = False,
+        launcher=None,
     ):
-        """`cwd`: the checkout whose `python -m lab serve` runs (default: this one). `arm_b`
-        (a setting record {batcher, max_batch, max_wait_ms}): serve two arms, A with the
-        setting above and B with this one (lab/service/switchback.py); `added_work_us_b` is
-        for the calibration check only (its known-effect runs); `swap_routes` crosses the
-        two arms' routes (route a serves arm B)."""
-        self.batcher = batcher
-        self.max_batch = max_batch
-        self.max_wait_ms = max_wait_ms
+        """`cwd`: the checkout whose `python -m lab serve` runs (default: this one);
+        `extra_env` is for that process too. `launcher`: a started Launcher to fork the
+        service from instead."""
+        self.spec = spec
         self.cpu = cpu
         self.port_given = port is not None
         self.port = port or free_port(self.host)
-        self.max_records = max_records
         self.extra_env = extra_env
         self.startup_timeout = startup_timeout
         self.cwd = cwd or paths.REPO
-        self.arm_b = arm_b
-        self.added_work_us_b = added_work_us_b
-        self.swap_routes = swap_routes
-        self.process: subprocess.Popen | None = None
-        self._stderr = None
+        self.launcher = launcher
+        self.process = None  # an ExecdProcess or the launcher's ForkedProcess, once started
 
     @property
     def url(self) -> str:
@@ -95,22 +127,9 @@ class ServiceProcess:
         return self.process.pid if self.process else None
 
     def command(self) -> list[str]:
-        serve = [
-            python(), "-m", "lab", "serve",
-            "--batcher", self.batcher,
-            "--max-batch", str(self.max_batch),
-            "--max-wait-ms", repr(float(self.max_wait_ms)),
-            "--host", self.host,
-            "--port", str(self.port),
-            "--max-records", str(self.max_records),
-        ]  # fmt: skip
-        if self.arm_b is not None:
-            serve += [
-                "--arm-b-batcher", self.arm_b["batcher"],
-                "--arm-b-max-batch", str(self.arm_b.get("max_batch") or 0),
-                "--arm-b-max-wait-ms", repr(float(self.arm_b.get("max_wait_ms") or 0.0)),
-                "--added-work-us-b", repr(float(self.added_work_us_b)),
-            ] + (["--swap-routes"] if self.swap_routes else [])  # fmt: skip
+        """The exec'd service's command line."""
+        serve = [python(), "-m", "lab", "serve", *self.spec.arguments(),
+                 "--host", self.host, "--port", str(self.port)]  # fmt: skip
         return pin_command(self.cpu, serve)
 
     def start(self) -> "ServiceProcess":
@@ -127,16 +146,11 @@ class ServiceProcess:
         return self
 
     def _launch(self) -> None:
-        # A file, not a pipe: a chatty service must never block on a full pipe.
-        self._stderr = tempfile.TemporaryFile()  # noqa: SIM115 (closed by stop)
-        self.process = subprocess.Popen(
-            self.command(),
-            cwd=self.cwd,
-            env=single_thread_env(self.extra_env),
-            stdin=subprocess.DEVNULL,
-            stdout=self._stderr,
-            stderr=self._stderr,
-        )
+        if self.launcher is not None:
+            self.process = self.launcher.fork(self.spec, self.port, self.cpu)
+        else:
+            env = single_thread_env(self.extra_env)
+            self.process = ExecdProcess(self.command(), self.cwd, env)
         try:
             self._wait_until_healthy()
         except BaseException:
@@ -146,10 +160,10 @@ class ServiceProcess:
     def _wait_until_healthy(self) -> None:
         deadline = time.monotonic() + self.startup_timeout
         while True:
-            if self.process.poll() is not None:
+            ended = self.process.ended()
+            if ended is not None:
                 raise ServiceError(
-                    f"the service exited with code {self.process.returncode} before answering "
-                    f"/health:\n{self.stderr_text()}"
+                    f"the service {ended} before answering /health:\n{self.stderr_text()}"
                 )
             try:
                 status, _ = get_json(self.host, self.port, "/health", timeout=2.0)
@@ -166,10 +180,7 @@ class ServiceProcess:
 
     def stderr_text(self) -> str:
         """What the service printed so far (stdout and stderr)."""
-        if self._stderr is None or self._stderr.closed:
-            return ""
-        self._stderr.seek(0)
-        return self._stderr.read().decode(errors="replace")
+        return self.process.output() if self.process is not None else ""
 
     def health(self) -> dict:
         return self._get("/health")
@@ -178,10 +189,10 @@ class ServiceProcess:
         """The micro-batcher's batches: {"size": [...], "first_wait_us": [...], "batches_made":
         n, "rows_scored": n, "records_dropped": n} (see lab.service, GET /batches); of arm
         `a` or `b` of a two-armed service (GET /arm/<route>/batches, the route serving that
-        arm)."""
+        arm: the other one when the spec swaps the routes)."""
         if arm is None:
             return self._get("/batches")
-        return self._get(arm_path(route_of_arms(self.swap_routes)[arm], "batches"))
+        return self._get(arm_path(route_of_arms(self.spec.swap_routes)[arm], "batches"))
 
     def _get(self, path: str) -> dict:
         status, found = get_json(self.host, self.port, path)
@@ -190,20 +201,11 @@ class ServiceProcess:
         return found
 
     def stop(self, timeout: float = 10.0) -> int | None:
-        """SIGTERM, then SIGKILL after `timeout` seconds; always reaps. Returns the exit code."""
+        """SIGTERM, then SIGKILL after `timeout` seconds; always reaps. Returns the exit code
+        when this process is its parent (exec'd), else None."""
         if self.process is None:
             return None
-        if self.process.poll() is None:
-            self.process.send_signal(signal.SIGTERM)
-            try:
-                self.process.wait(timeout)
-            except subprocess.TimeoutExpired:
-                self.process.kill()
-                self.process.wait()
-        code = self.process.returncode
-        if self._stderr is not None:
-            self._stderr.close()
-        return code
+        return self.process.stop(timeout)
 
     def __enter__(self) -> "ServiceProcess":
         return self.start()

@@ -1,5 +1,5 @@
 """The switchback service (issue 28): one process serving two arms at once, each arm its own
-batcher setting, `create_switchback_app(arm_a, arm_b, added_work_us_b=0)`.
+batcher setting, `create_switchback_app(arm_a, arm_b, added_work_us_b=0)` (two `Setting`s).
 
 Served by `python -m lab serve --batcher none --arm-b-batcher queue --arm-b-max-batch 1`
 (lab/service/serve.py: the plain options set arm A, the `--arm-b-…` ones arm B) or by the
@@ -55,6 +55,7 @@ from lab.service.arms import ARMS, arm_path, route_of_arms
 from lab.service.batch_route import error_body
 from lab.service.batcher import KEEP_BATCHES, MicroBatcher
 from lab.service.openapi import predict_openapi, status_openapi
+from lab.servicespec import Setting
 
 
 def spin(microseconds: float) -> None:
@@ -78,26 +79,19 @@ class StoreWithAddedWork:
         return self.store.row(customer_id)
 
 
-def arm_setting(setting: dict) -> tuple[str, int, float]:
-    """(batcher, max_batch, max_wait_ms) of a setting record, checked against the design."""
-    batcher = setting["batcher"]
-    max_batch = int(setting.get("max_batch") or 0)
-    max_wait_ms = float(setting.get("max_wait_ms") or 0.0)
-    check_setting(batcher, max_batch, max_wait_ms)
-    return batcher, max_batch, max_wait_ms
-
-
 def create_switchback_app(
-    arm_a: dict,
-    arm_b: dict,
+    arm_a: Setting,
+    arm_b: Setting,
     added_work_us_b: float = 0.0,
     swap_routes: bool = False,
     store_path: Path | None = None,
     model=None,
     keep_batches: int = KEEP_BATCHES,
 ) -> FastAPI:
-    """The two-armed service; each arm a setting record {batcher, max_batch, max_wait_ms}."""
-    settings = dict(zip(ARMS, (arm_setting(arm_a), arm_setting(arm_b)), strict=True))
+    """The two-armed service, arm A with setting `arm_a` and arm B with `arm_b`."""
+    settings = dict(zip(ARMS, (arm_a, arm_b), strict=True))
+    for setting in settings.values():
+        check_setting(setting)
     if not added_work_us_b >= 0:
         raise ValueError(f"the added work must be 0 or more µs, got {added_work_us_b}")
     model = artifacts.load_model() if model is None else model
@@ -107,10 +101,10 @@ def create_switchback_app(
     arm_of_route = {route: arm for arm, route in routes.items()}
     predictors, batchers = {}, []  # predictors by route, built in route order
     for route in ARMS:
-        batcher, max_batch, max_wait_ms = settings[arm_of_route[route]]
+        setting = settings[arm_of_route[route]]
         micro = None
-        if batcher == "queue":
-            micro = MicroBatcher(partial(score, model), max_batch, max_wait_ms,
+        if setting.batcher == "queue":
+            micro = MicroBatcher(partial(score, model), setting.max_batch, setting.max_wait_ms,
                                  keep_batches=keep_batches)  # fmt: skip
             batchers.append(micro)
         predictors[route] = Predictor(model, store_path, micro, max_records=0)
@@ -120,10 +114,7 @@ def create_switchback_app(
     health = json.dumps(
         {
             "status": "ok",
-            "arms": {
-                arm: {"batcher": b, "max_batch": cap, "max_wait_ms": wait}
-                for arm, (b, cap, wait) in settings.items()
-            },
+            "arms": {arm: setting.record() for arm, setting in settings.items()},
             "routes": routes,
             "added_work_us_b": float(added_work_us_b),
         }

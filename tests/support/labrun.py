@@ -16,7 +16,8 @@ runs (or carries on) a `tiny` campaign under LAB_RAW; `RUN_ID@*` makes every att
 run slow; `--real-probe` keeps the lab's own probe (a real neighbour on the core is then what
 makes an attempt slow). Used by the campaign tier's tests (the `lab_runner` fixture), never by
 the lab. The one real tiny campaign end to end (real services, clients, Part A, bits) is
-tests/conftest.py's `tiny_campaign`, with the stand-in slow host only.
+tests/conftest.py's `tiny_campaign`, with the stand-in slow host only. `attempts_by_time`
+reads back, in the order they ran, the attempts of a campaign either made.
 """
 
 import argparse
@@ -53,6 +54,17 @@ class SlowHost:
 
     def close(self) -> None:
         pass
+
+
+def attempts_by_time(folder: Path) -> list[tuple[str, int, dict]]:
+    """(run_id, attempt, meta) of every run file, in the order the attempts ran."""
+    from lab.rawformat import codec
+
+    found = []
+    for path in codec.run_files(folder):
+        meta = codec.read_meta(path)
+        found.append((meta["run_id"], meta["attempt"], meta))
+    return sorted(found, key=lambda item: item[2]["probe_before"]["at"])
 
 
 def slow_attempts(specs: list[str]) -> dict:
@@ -106,6 +118,9 @@ def main() -> int:
 
     from lab.campaign import runner
     from lab.errors import LabError
+    from tests.support import profiles
+
+    profiles.register()
 
     if args.stand_in_runs or args.failing_runs:
         executor = failing_run if args.failing_runs else stand_in_run
@@ -131,8 +146,8 @@ def main() -> int:
 
 
 class LabRunner:
-    """The fixture `lab_runner`: this module's command (or the real `python -m lab run`) on
-    a raw folder of the test's own."""
+    """The fixture `lab_runner`: this module's command (or the real `python -m lab run`, with
+    the `tiny` profile registered) on a raw folder of the test's own."""
 
     def __init__(self, raw: Path):
         self.raw = raw
@@ -144,8 +159,9 @@ class LabRunner:
         return [sys.executable, "-m", "tests.support.labrun", campaign, *options]
 
     def real_command(self, campaign: str, *options: str) -> list[str]:
-        return [sys.executable, "-m", "lab", "run", "--profile", "tiny", "--campaign", campaign,
-                "--cpu", "1", *options]  # fmt: skip
+        # `python -m lab run`, with the tests' `tiny` profile registered.
+        return [sys.executable, "-m", "tests.support.profiles", "run", "--profile", "tiny",
+                "--campaign", campaign, "--cpu", "1", *options]  # fmt: skip
 
     def popen(self, command: list[str], **popen) -> subprocess.Popen:
         return subprocess.Popen(command, env=self.env(), cwd=ROOT, text=True, **popen)

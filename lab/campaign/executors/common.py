@@ -16,6 +16,7 @@ from lab.machine.processes import die_with_parent, pin_command, single_thread_en
 from lab.machine.quiet import quiet_check
 from lab.rawformat import codec
 from lab.service.process import ServiceProcess
+from lab.servicespec import ServiceSpec
 
 
 def run_pinned(context: Context, arguments: list[str], timeout_s: float) -> None:
@@ -50,21 +51,12 @@ def scratch_file(context: Context, name: str) -> Path:
     return folder / f"{name}{codec.SUFFIX}"
 
 
-def service(context: Context, setting: dict, **arms):
+def service(context: Context, spec: ServiceSpec):
     """A fresh service for one run: forked by the pre-loaded launcher when the runner has
-    one (saves ~5 s of imports per run), else started with `python -m lab serve`. `arms`:
-    a switchback run's `arm_b` and `added_work_us_b` (ServiceProcess), `setting` being A's."""
+    one (saves ~5 s of imports per run), else started with `python -m lab serve`."""
     if context.launcher is not None:
-        return context.launcher.service(setting["batcher"], setting["max_batch"],
-                                        setting["max_wait_ms"], cpu=context.cpu,
-                                        **arms)  # fmt: skip
-    return ServiceProcess(
-        batcher=setting["batcher"],
-        max_batch=setting["max_batch"],
-        max_wait_ms=setting["max_wait_ms"],
-        cpu=context.cpu,
-        **arms,
-    )
+        return context.launcher.service(spec, cpu=context.cpu)
+    return ServiceProcess(spec, cpu=context.cpu)
 
 
 def watch_core(context: Context, proc):

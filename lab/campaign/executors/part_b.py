@@ -11,6 +11,7 @@ from lab.load.arrivals import arrival_seed
 from lab.machine.quiet import load_snapshot
 from lab.model import expected
 from lab.rawformat.names import rate_key
+from lab.servicespec import ServiceSpec, Setting
 
 # Part B's per-request durations are kept to 8 significant bits (exact below 256 µs,
 # within 0.4% above), so that a full campaign of ~10 million requests stays under 40 MiB.
@@ -26,7 +27,7 @@ def run_part_b(context: Context, run: dict, echo=None) -> RunResult:
     expected.ensure()
     arrival_rate = run["rate_multiple"] * context.saturation_s
     seed = arrival_seed(context.campaign, run["round"], run["rate_multiple"])
-    with service(context, run["setting"]) as proc:
+    with service(context, ServiceSpec(Setting.from_record(run["setting"]))) as proc:
         quiet_record = quiet(context, echo)
         arguments = [
             "openloop",

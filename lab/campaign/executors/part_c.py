@@ -12,6 +12,7 @@ from lab.design import NONE, PART_C_BREAKDOWN_REPS
 from lab.load.arrivals import customer_offset
 from lab.machine.quiet import load_snapshot
 from lab.model import artifacts
+from lab.servicespec import ServiceSpec
 
 
 def run_seed(campaign_seed: int, run_index: int) -> int:
@@ -30,7 +31,7 @@ def run_for_campaign(context: Context, run: dict, echo=None) -> tuple[dict, dict
     metadata)."""
     seed = run_seed(context.seed, run["run_index"])
     reps = PART_C_BREAKDOWN_REPS
-    with service(context, NONE.as_dict()) as proc:
+    with service(context, ServiceSpec(NONE)) as proc:
         quiet_record = quiet(context, echo)
         probes = probe_now(context, "before")
         arguments = [

@@ -7,10 +7,11 @@ from lab.campaign.executors.common import client_columns, quiet, service, watch_
 from lab.campaign.speed import probe_now
 from lab.design import NONE
 from lab.machine.quiet import load_snapshot
+from lab.servicespec import ServiceSpec
 
 
 def run_saturation(context: Context, run: dict, echo=None) -> RunResult:
-    with service(context, NONE.as_dict()) as proc:
+    with service(context, ServiceSpec(NONE)) as proc:
         quiet_record = quiet(context, echo)
         arguments = ["saturate", "--port", str(proc.port), "--seconds", str(run["counted_s"])]
         probes = probe_now(context, "before")

@@ -16,6 +16,7 @@ from lab.machine.quiet import load_snapshot
 from lab.model import expected
 from lab.rawformat.names import rate_key
 from lab.service.arms import ARMS
+from lab.servicespec import ServiceSpec, Setting
 
 
 def arm_batches(proc) -> dict[str, np.ndarray]:
@@ -47,9 +48,9 @@ def run_switchback(context: Context, run: dict, echo=None) -> RunResult:
     arrival_rate = run["rate_multiple"] * context.saturation_s
     seed = switchback_seed(context.campaign, run["run_index"], run["rate_multiple"])
     swap_routes = bool(run.get("swap_routes", False))  # planned before routes were swapped: no
-    arms = {"arm_b": run["arm_b"], "added_work_us_b": run["added_work_us_b"],
-            "swap_routes": swap_routes}  # fmt: skip
-    with service(context, run["arm_a"], **arms) as proc:
+    spec = ServiceSpec(Setting.from_record(run["arm_a"]), arm_b=Setting.from_record(run["arm_b"]),
+                       added_work_us_b=run["added_work_us_b"], swap_routes=swap_routes)  # fmt: skip
+    with service(context, spec) as proc:
         quiet_record = quiet(context, echo)
         arguments = [
             "openloop",

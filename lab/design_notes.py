@@ -1,0 +1,129 @@
+"""The design's dated notes: why each rule and number of lab/design.py is what it is, with the
+evidence seen when it was written, before the campaign that first used it. Nothing to import:
+read it. Names in capitals are lab/design.py's (a note's "above" meant there, where the notes
+were first written, at the end of the design). Never edited; a new note goes at the end, dated.
+"""
+
+# --- 2026-11-30, before any campaign that uses it: the speed probe and the slow-run rule ----
+# (issue 13). The quiet rule sees this VM's own processes and the host's steal, not the speed
+# of the physical core under the VM, and that speed moves: in full-20261129 round 0's `none`
+# at 0.5 × S spent 914 µs of service CPU per answer against 718-765 µs in the other rounds,
+# recorded as quiet. So every timed run now has a speed probe (lab/campaign/probe.py: a fixed
+# pure-Python loop, the model's one-row call, a 32 MiB copy; its `slowness` is the geometric
+# mean of the parts' ratios to the campaign's reference) right before and right after its
+# timed part, and this rule decides which runs are measured again.
+#
+# Reference: PROFILE.probe_calibration probes at the campaign's start, each after a quiet
+# check; per part, their median. Recorded in campaign.json (`speed_probe`) and reused when
+# the campaign is resumed, never measured again.
+#
+# The rule: a run attempt is SLOW when its probe before or its probe after has a slowness
+# above 1 + SLOW_RUN_THRESHOLD. A slow attempt of a run of SLOW_RUN_KINDS is run again later,
+# at the end of its block (the Part A block, the S block, each Part B round, the Part C
+# block), with at least one other run or a pause of PROFILE.slow_pause_s in between, until an
+# attempt is not slow or the run has had SLOW_RUN_MAX_ATTEMPTS attempts, and only while the
+# campaign's re-runs stay within ceil(PROFILE.slow_budget_share × scheduled runs). Every
+# attempt is kept. The attempt used is the first that was not slow; when none was, the one
+# whose slower probe was the least slow (earliest on a tie), MARKED as never passing. The
+# rule reads the probes only, never a run's results. The bit check is probed too but not
+# re-run: it times nothing.
+#
+# Why 0.15. Measured on this 2-core VM on 2026-11-30 with `python -m lab probe --cpu 1`
+# (every probe, with the load, in data/bench/speed_probe_noise.json). The machine was never
+# quiet that day (other work kept the 1-minute load at 2-11), so the probe's own noise was
+# measured with the probe at real-time priority (`chrt -f 50`), which keeps the other
+# runnable processes off the core while it runs (what the quiet check is for), not the host:
+# 80 probes, 2 s apart: slowness against their median 0.966-1.08 for 77 of them (p10 0.98,
+# p90 1.03, p95 1.05), and 3 at 1.42-1.62 with the loop and the model call both about 1.8×
+# slower and the copy not: the host's weather the probe is for. With a busy loop on the other
+# core: the same (p90 1.03; 2 of 60 above 1.15). At normal priority on the busy machine (load
+# 6.6-9.4): 0.73-2.80, p90 1.38, 33 of 80 above 1.15 (the loop's median 8.1 ms against 4.1 ms
+# at real-time priority: the core shared with the run queue); with a busy loop on the
+# measurement core 22 of 60 probes were 1.5-5.4× slower. So a probe with the core to itself
+# stays within 8% of the reference, and 0.15 is about twice that: a false alarm is rare, and
+# a core 15% slower, less than the 19-27% that moved round 0's `none` and the S runs of
+# full-20261129, is caught. The geometric mean dilutes a slowdown of one part alone (the
+# model call 1.5× slower reads 1.14): the rule is for a slower core, not a slower library.
+# The budget: the full profile has 611 runs of about 12 s (2 hours); a quarter of them again
+# is about 153 re-runs, 30 more minutes: the campaign stays within about 2.5 hours.
+#
+# The data budget (added 2026-12-01, after full-20261130 came to 41.2 MiB with 143 re-runs):
+# a campaign's folder stays under CAMPAIGN_BYTES_BUDGET (data/README.md), so a re-run is made
+# only while the folder, its latest attempt once more, and RUN_BYTES for every scheduled run
+# not yet measured, fit. RUN_BYTES is a little above the mean file of each kind in the two
+# full campaigns (Part B 56 KB, Part C 187 KB, Part A 48 KB, S 25 KB, bits 1 KB);
+# ARRIVALS_BYTES covers the shared arrival files and the campaign's JSON files.
+
+# --- 2026-12-01: the switchback run kind (issue 28, items 1, 2 and 5), before any timed run --
+# The lab can now measure a `switchback` run (lab/campaign/executors/switchback.py): one fresh
+# service serving two settings at once (lab/service/switchback.py), one open-loop client, the
+# window cut into SWITCHBACK_SLICE_S slices alternating between the arms from a first arm
+# drawn per run. An A/A run serves the same setting on both arms. The campaign profiles above
+# schedule none yet (`switchbacks` is empty): the rule that judges them (item 3) is to be
+# written here, dated, before a campaign uses them. Switchback runs are not re-run by the
+# slow-run rule (not in SLOW_RUN_KINDS; their probes are recorded): a slow stretch of the host
+# falls on both arms of a run alike, and item 6 reconsiders the rule on evidence. The
+# known-effect runs' added work is a test-only option of the service, never in the design's
+# comparisons. RUN_BYTES["switchback"] is Part B's 60 KB, about three times a Part B run at
+# 0.5 × S in full-20261130 (18-24 KB): the `arm` column, one value per slice, adds little.
+
+
+# --- 2026-12-01, before any timed run under it: the interval rule (issue 28, item 3) -----------
+# Why a new rule. full-20261130's raw files show that about 95% of the variance of a run's p50
+# at 0.5 × S lies between runs (log-SD 0.155), so pairing by round cancels little: queue B=1
+# − none had a per-round SD of 311 µs, and the all-rounds-agree rule had about 9% power for
+# its +88 µs (6% by chance alone). Inside one run the level holds (alternating 0.5 s slices
+# differ by 0.044 in log p50), which switchback runs use.
+#
+# The rule, for new campaigns (rules.told_apart in campaign.json; the generator judges each
+# campaign by the rule it froze, the first two by ROUNDS_RULE). For one comparison of B with
+# A: per paired unit (a switchback run; in Part B's grid a round, both on the same arrivals)
+# d = ln(statistic of B) − ln(statistic of A), for p50, p99, the server-side time (the median
+# of ready + queued + model) and, in the grid, throughput. Over the units: the Hodges–Lehmann
+# estimate (the median of the Walsh averages (d_i + d_j)/2, i ≤ j) and the exact Wilcoxon
+# signed-rank confidence interval (generator/intervals.py). TOLD APART when the
+# TOLD_APART_CONFIDENCE (95%) interval excludes 0; THE SAME WITHIN ±δ when the
+# SAME_WITHIN_CONFIDENCE (90%) interval lies inside [−δ, +δ] (two one-sided tests at 5%);
+# otherwise NOT RESOLVED, always printed with the smallest difference the design could have
+# resolved (the 95% interval's half-width). Shown in µs at A's level, a·(exp(d) − 1), a the
+# median over the units of A's statistic. A comparison with a unit whose statistic is not
+# finite and positive on either side (a percentile on a never-answered request, no answers)
+# has no interval: not resolved. The exact interval needs n ≥ 6 units to reach 95% and n ≥ 5
+# to reach 90%: the grid's 5 rounds can say "the same within ±δ" but never "told apart"
+# (its verdicts say so); a campaign that wants the grid to tell settings apart needs 6 or
+# more rounds.
+#
+# δ, in log units, one per statistic (TOLD_APART_DELTA), chosen from full-20261130 before any
+# switchback run: cutting each of its 85 Part B runs at 0.5 × S into alternating 0.5 s slices
+# and comparing the two halves of the same setting (an A/A inside one run, as a switchback
+# run's) gives a per-run SD of d of 0.030 for p50, 0.213 for p99 and 0.021 for the server
+# time. With 40 runs the 95% interval's half-width is about 0.32 × that SD (1.96 × √(π/3) /
+# √40): about 0.010, 0.068 and 0.007. δ must be well above that, or "the same" could never be
+# said, and small enough to mean "no difference that matters to the lesson":
+# - p50 and the server time: ln(1.05) (5%): at none's p50 of about 1.6 ms, 80 µs, about the
+#   smallest effect the lesson discusses (queue B=1's cost, the W = 1 ms overshoot, the 50 µs
+#   added-work check) and five times the 40-run half-width;
+# - p99: ln(1.25) (25%): one p99 rests on the slowest 1% of one arm's requests (about 30 of
+#   3,000 per run), about one per-run SD; 5% would be below the interval's own half-width
+#   (0.068) and never reachable, and the lesson's tail effects are factors (B=32 W=0 cut
+#   none's p99 2.1× in the original box);
+# - throughput (the grid only): ln(1.05), as the keeps-up rule's 5%: settings that both keep
+#   up answer the same arrivals and differ by well under that.
+
+# --- 2026-12-01, before the third full campaign: the slow-run rule on evidence (issue 28) -----
+# full-20261130's 143 re-runs (Part B 132, Part C 8, Part A 3) took 38 of its 176 min. Part B:
+# 87 runs use a later attempt, 63 a passing one; 31 never passed (00:30-01:04 79% of attempts
+# probed slow). Replaced runs spent 3.5% more service CPU per answer than their cell's median,
+# passing re-runs 2.0%, never-passing ones 19% -> 24%. Cell medians did not move (p90 |change|
+# 0.044 log for p50); kept-up cells' between-round log-SD of p50 stayed 0.073; 19 of 588 verdicts
+# flipped (12 gained, 7 lost), no cost verdict. The probe explains 43% of a run's CPU per answer
+# (r 0.65) and missed a 2.3x-slow run; ready_us p50 against its rate's median (r 0.85, precision
+# 0.82, recall 0.90) and client CPU per request (r 0.81) read the run's own seconds. Part A's
+# one-row call is 475.2 us with or without re-runs; Part C's moved 18%, no better. Decision: NO
+# re-runs for any kind (Part B, switchback, Part A, S, Part C; bits as before). One probe, after
+# the window, and ready_us p50 and client CPU per request against their rate's median are kept
+# in every run and shown as flags, never used to pick or drop a run (that would select results);
+# the interval over 8 paired rounds or 40 switchback runs carries the host's noise. Saves ~38 min.
+# It takes effect in the next profile written (the third full campaign's, issue 29); the first
+# two campaigns keep SLOW_RUN_KINDS above, the rule they ran under, as their campaign.json froze
+# it. The figures: /work/analysis (c_slow_rule.py over full-20261130's raw files).
