@@ -99,7 +99,7 @@ def article(phrase) -> str:
     return f"{'an' if vowel else 'a'} {text}"
 
 
-UNITS = {"us": us, "ms": ms, "num": num, "pct": pct, "times": times}
+UNITS = {"us": us, "µs": us, "ms": ms, "num": num, "pct": pct, "times": times}
 
 
 def than(value, unit, reference: str) -> str:
