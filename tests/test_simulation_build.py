@@ -8,7 +8,6 @@ rendered from it.
 Run: `.venv/bin/pytest -q tests/test_simulation_build.py`.
 """
 
-import functools
 import json
 import shutil
 import subprocess
@@ -144,13 +143,17 @@ def examples(golden_results) -> list:
 
 
 def test_each_what_if_call_pasted_into_the_explorer_prints_its_answer(golden_results, examples):
+    """The names the box gives the reader: `results` and simulate(results, b, w, rate, …)
+    (the call is the example file's text; tests/test_examples.py runs it in the box itself)."""
     sim = simulation.load_simulator()  # a fresh copy: no answer remembered from the build
-    box = {"simulate": functools.partial(sim.simulate, golden_results)}
+    box = {"simulate": sim.simulate, "results": golden_results}
     assert [example["name"] for example in examples] == ["big_model", "gpu"]
     for example in examples:
+        assert example["box"] == (ROOT / example["file"]).read_text().strip()
+        assert example["box"].startswith("simulate(results, ")
         assert eval(example["box"], box) == example["text"]  # noqa: S307 (our own call text)
         assert "SIMULATED, NOT MEASURED" in example["text"].splitlines()[0]
-        assert f"so S = {example['S']:,.0f} requests/s" in example["text"]
+        assert f"so S = {sim.per_second(example['S'])} requests/s" in example["text"]
 
 
 def test_each_what_if_command_line_prints_its_answer(examples, tmp_path, processes):
@@ -172,10 +175,20 @@ def test_a_what_if_file_with_a_missing_field_fails_the_build_naming_it(tmp_path,
     path.write_text(json.dumps(broken))
     with pytest.raises(whatif.WhatIfError, match=r"whatifs.json: examples\[1\] has no `assumed`"):
         whatif.read(path)
-    broken["examples"][0]["call"]["max_batch"] = 8
+    broken["examples"][1]["assumed"] = ["a sentence"]
     path.write_text(json.dumps(broken))
-    with pytest.raises(whatif.WhatIfError, match=r"examples\[0\]\.call .* got \['b', 'max_batch'"):
+    with pytest.raises(whatif.WhatIfError, match=r"examples\[0\] \(.*big_model.py\): cannot read"):
         whatif.read(path)
+    (tmp_path / "examples").mkdir()
+    (tmp_path / "examples" / "gpu.py").write_text("simulate(results, 32, 2, 2)\n")
+    calls = {"simulate(results, 8, 2, max_batch=8)": r"the call .* got \['b', 'max_batch', 'w'\]",
+             "simulate(32, 2, 1.25)": r"needs one call simulate\(results, b, w, rate, ...\)",
+             "simulate(results, 32, w=2, rate=x)": "every argument after results is a number",
+             "simulate(results, 32, 2, 1, w=1)": "`w` given twice"}  # fmt: skip
+    for call, message in calls.items():
+        (tmp_path / "examples" / "big_model.py").write_text(call + "\n")
+        with pytest.raises(whatif.WhatIfError, match=r"examples\[0\] .*big_model.py\): " + message):
+            whatif.read(path)
 
 
 # --- the site's pages --------------------------------------------------------------------
@@ -210,8 +223,8 @@ def test_the_validation_page_shows_every_cell_and_the_summary(golden_results, ex
         assert f'data-chart="{chart}"' in page
     limits = rendered["limits.md"].decode()
     for example in examples:
-        assert f"```python\n{example['box']}\n```" in limits
-        assert f"```text\n{example['text']}\n```" in limits
+        assert f'```python title="{example["file"]}"\n{example["box"]}\n```' in limits
+        assert f'```text title="the explorer prints"\n{example["text"]}\n```' in limits
         for sentence in example["assumed"]:
             assert f"- {sentence}" in limits
 

@@ -137,8 +137,16 @@ def test_reference_facts_are_filled_in_and_no_mark_is_left(site):
 def test_pages_name_their_campaign_and_machine(site):
     pages = ["index.html", "part-a/index.html", "part-b/index.html", "explorer/index.html",
              "simulator/index.html"]  # fmt: skip
+    campaign = json.loads((site / "assets" / "data" / "results.json").read_text())["campaign"]
     for page in pages:
-        assert "Where these numbers come from" in (site / page).read_text(), page
+        line = re.search(r'<p class="provenance">(.*?)</p>', (site / page).read_text(), re.S)
+        assert line, page
+        assert f"campaign <strong>{campaign['name']}</strong>" in line[1], page
+        assert campaign["machine"]["fingerprint"]["cpu_model"] in line[1], page
+        assert '<a href="../lab/">details</a>' in line[1] or 'href="lab/">details' in line[1]
+    lab = (site / "lab" / "index.html").read_text()
+    line = re.search(r'<p class="provenance">(.*?)</p>', lab, re.S)
+    assert line and "href" not in line[1]  # the box page is the details: no link to itself
 
 
 def complete_full_campaigns() -> list[str]:

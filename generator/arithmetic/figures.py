@@ -255,7 +255,7 @@ def setting_figures(results: dict, quiet: str, busy: str) -> list:
             (
                 f"{s}_highest_rate_kept_up",
                 "× S",
-                f"highest rate {name} kept up in all rounds (0: none)",
+                f"the highest rate {name} kept up in every round, 0 when it kept up at none",
                 lambda r, st=setting: highest_kept_up(st),
             )
         )
@@ -553,7 +553,7 @@ def answer_figures(results: dict) -> list:
         (
             "answers_differing",
             "answers",
-            "of those, answers not equal to it to the bit (or not echoing their customer)",
+            "of those, answers that differ from that score in any bit or name another customer",
             lambda r: get(r, "answer_check", "answers_differing"),
         ),
     ]

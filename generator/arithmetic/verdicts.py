@@ -87,7 +87,7 @@ def guess_verdict(guess: dict, figures: dict) -> dict:
         return judged
     judged["verdict"] = "right" if guess_holds(value, guess) else "wrong"
     judged["evidence"] = (
-        f"measured {evidence_value(value)} {guess.get('unit', figure['unit'])} ({figure['what']})"
+        f"measured {evidence_value(value)} {guess.get('unit', figure['unit'])}: {figure['what']}"
     )
     return judged
 

@@ -3,9 +3,10 @@
 Jinja2 with StrictUndefined: a template naming a value the results do not have fails the
 build with the template's path, line and the missing name. Other files under the pages
 folder are copied as they are, except other `.j2` files (macros and includes the
-templates import), which are not pages. The filters (ms, us, pct, times, num, rate, yesno:
-generator/wording.py; from_json, slug) and the context (results, fig, cell, names, setting_name,
-ref, pictures, code_region) are documented in generator/SCHEMA.md. `ref("a.b")` quotes a fact of the
+templates import), which are not pages. The filters (ms, us, pct, times, num, rate, yesno,
+article, than, amount_range, run_label: generator/wording.py; from_json, slug) and the context
+(results, fig, cell, names, setting_name, ref, pictures, code_region, explorer_example) are
+documented in generator/SCHEMA.md. `ref("a.b")` quotes a fact of the
 original lesson's box (site_src/reference_box.json); an unknown one fails the build naming it.
 Run through `python -m generator build`.
 """
@@ -18,8 +19,21 @@ import jinja2
 
 from generator.charts import html as chart_html
 from generator.charts.drawings import all_pictures
-from generator.pages import sources
-from generator.wording import ms, num, pct, quoted, rate, times, us, yesno
+from generator.pages import examples, sources
+from generator.wording import (
+    amount_range,
+    article,
+    ms,
+    num,
+    pct,
+    quoted,
+    rate,
+    run_label,
+    than,
+    times,
+    us,
+    yesno,
+)
 from lab.rawformat.names import setting_name, slug
 
 TEMPLATE_SUFFIX = ".md.j2"
@@ -61,6 +75,10 @@ FILTERS = {
         "yesno": yesno,
         "from_json": from_json,
         "slug": slug,
+        "article": article,
+        "than": than,
+        "amount_range": amount_range,
+        "run_label": run_label,
     }.items()
 }
 
@@ -136,8 +154,9 @@ def context(
 ) -> dict:
     """What every template sees: the results, the figures' values, a cell lookup, the
     campaign's names (quiet_rate, busy_rate, stages), setting_name, ref, chart_figure, the
-    pictures ({name: inline <svg>}, generator/charts/drawings.py) and code_region(NAME), a marked
-    region of the lab's code (generator/pages/sources.py)."""
+    pictures ({name: inline <svg>}, generator/charts/drawings.py), code_region(NAME), a marked
+    region of the lab's code (generator/pages/sources.py), and explorer_example(FILE), a file of
+    site_src/examples/ with the box's answer to it (generator/pages/examples.py)."""
     figures = {name: entry["value"] for name, entry in results.get("figures", {}).items()}
 
     def cell(setting: str, rate_key: str) -> dict:
@@ -152,6 +171,12 @@ def context(
         except sources.SourceError as error:
             raise PageError(str(error)) from error
 
+    def explorer_example(name: str) -> dict:
+        try:
+            return examples.run(name, results)
+        except examples.ExampleError as error:
+            raise PageError(str(error)) from error
+
     return {
         "results": results,
         "fig": figures,
@@ -162,6 +187,7 @@ def context(
         "chart_figure": chart_lookup(specs),
         "pictures": all_pictures(results),
         "code_region": code_region,
+        "explorer_example": explorer_example,
     }
 
 

@@ -150,7 +150,18 @@ def as_number(value, what: str) -> float:
     return number
 
 
+def need_results(results) -> None:
+    """The first argument of every reader's function is the campaign's results (a dict): a
+    call written without it, lookup(32, 0, 1), is refused naming the arguments' order."""
+    if not isinstance(results, dict):
+        raise NotMeasured(
+            "The first argument is the campaign's results (the name `results`, or "
+            f"campaign(name)), then the choices; got {results!r} where results goes."
+        )
+
+
 def part_b(results) -> dict:
+    need_results(results)
     if results.get("schema_version") != SCHEMA_VERSION:
         raise NotMeasured(
             f"This explorer reads results schema {SCHEMA_VERSION}; "
@@ -406,6 +417,10 @@ def part_a(results, size=1, full=False) -> str:
 
 
 def part_a_text(results, size) -> str:
+    try:
+        need_results(results)
+    except NotMeasured as message:
+        return str(message)
     if "part_a" not in results:
         return "This campaign has no Part A measurements."
     sizes = results["part_a"]["sizes"]
@@ -493,6 +508,10 @@ def batch_route_lookup(results, chunk, full=False) -> str:
 
 
 def batch_route_text(results, chunk) -> str:
+    try:
+        need_results(results)
+    except NotMeasured as message:
+        return str(message)
     part_c = results.get("part_c")
     if not part_c:
         return "This campaign has no batch-route (Part C) measurements."

@@ -589,11 +589,23 @@ def milliseconds(value) -> str:
     return "never answered" if value is None or value == INFINITY else f"{value:,.2f} ms"
 
 
+def per_second(value: float) -> str:
+    """A rate for reading, as the site's pages write numbers (generator/wording.py): three
+    significant digits with thousands separators, whole numbers from 100 up."""
+    if value == 0:
+        return "0"
+    magnitude = math.floor(math.log10(abs(value)))
+    return f"{value:,.{max(2 - magnitude, 0)}f}"
+
+
 def describe(metrics: dict) -> list:
+    """p50 and p99; the answers per second next to the arrivals this run really had (random
+    arrivals around the asked mean: keeps up compares with these); the mean batch."""
     return [
         f"p50 {milliseconds(metrics['p50_ms'])}, p99 {milliseconds(metrics['p99_ms'])}",
-        f"throughput {metrics['throughput']:,.0f}/s of {metrics['offered_rate']:,.0f}/s "
-        f"offered; keeps up: {'yes' if metrics['keeps_up'] else 'no'}",
+        f"throughput {per_second(metrics['throughput'])}/s of the "
+        f"{per_second(metrics['offered_rate'])}/s that arrived; "
+        f"keeps up: {'yes' if metrics['keeps_up'] else 'no'}",
         f"mean batch size {metrics['mean_batch_size']:.2f}",
     ]
 
@@ -634,6 +646,16 @@ def nearest_check(results: dict, max_batch: int, max_wait_ms: float, rate: float
     ]
 
 
+def check_results(results) -> None:
+    """The first argument is the campaign's results (a dict), never B: a call written
+    without it, simulate(32, 2, 1.25), is refused naming the arguments in order."""
+    if not isinstance(results, dict):
+        raise ValueError(
+            "the first argument is the campaign's results, then B, W and the rate: "
+            f"simulate(results, b, w, rate, ...); got {results!r} where results goes"
+        )
+
+
 BASELINES: dict = {}  # mode none per (rate, window, seed, costs): the reader asks often
 
 
@@ -653,6 +675,7 @@ def simulate(results, b, w=0, rate=1, seed=0, window_s=8.0, per_call_us=None,
     cost outside the model (overhead_us per request) or the reader's machine (`machine`: a
     demo file's JSON, `python -m lab demo --save FILE`) on request. S is the simulated
     machine's. Plain text."""
+    check_results(results)
     if machine is not None:
         costs = for_machine(results, machine)
     else:
@@ -663,8 +686,8 @@ def simulate(results, b, w=0, rate=1, seed=0, window_s=8.0, per_call_us=None,
     mine = run(b, w, arrival_rate, costs, window_s, seed, keeps_up_share=share)
     plain = baseline(arrival_rate, costs, window_s, seed, share)
     lines = [
-        f"{setting_label(b, w)} at {float(rate):g} × S = {arrival_rate:,.0f} requests/s, "
-        f"{window_s:g} s, seed {seed}: SIMULATED, NOT MEASURED",
+        f"{setting_label(b, w)} at {float(rate):g} × S: random arrivals averaging "
+        f"{per_second(arrival_rate)}/s, {window_s:g} s, seed {seed}: SIMULATED, NOT MEASURED",
         *("  " + line for line in describe(mine)),
         "none on the same arrivals (simulated):",
         *("  " + line for line in describe(plain)),
@@ -680,7 +703,8 @@ def simulate(results, b, w=0, rate=1, seed=0, window_s=8.0, per_call_us=None,
         outside = one_row_us(costs) - model_table(costs, 1)[1]
         lines.append(f"costs assumed: model {model_table(costs, 1)[1]:,.1f} µs for 1 row, "
                      f"{model_table(costs, 32)[32]:,.1f} µs for 32; {outside:,.1f} µs per "
-                     f"request outside the model; so S = {costs['S']:,.0f} requests/s")  # fmt: skip
+                     f"request outside the model; "
+                     f"so S = {per_second(costs['S'])} requests/s")  # fmt: skip
     else:
         lines += nearest_check(results, b, w, float(rate))
     return "\n".join(lines)

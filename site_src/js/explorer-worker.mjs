@@ -106,11 +106,12 @@ def load_campaign(name, text, failure):
 def simulate(results, b, w=0, rate=1, **options):
     if isinstance(b, str) and b.strip().lower() == "none":  # the box's word for B=0
         b = 0
-    this_site = (results.get("campaign") or {}).get("name") == MAIN_NAME
-    if this_site and SIMULATION_TABLE and "settings" not in (results.get("simulation") or {}):
-        section = dict(results.get("simulation") or {}, settings=SIMULATION_TABLE)
-        results = dict(results, simulation=section)
     try:
+        simulator.check_results(results)  # simulate(32, 2, 1.25) names what goes first
+        this_site = (results.get("campaign") or {}).get("name") == MAIN_NAME
+        if this_site and SIMULATION_TABLE and "settings" not in (results.get("simulation") or {}):
+            section = dict(results.get("simulation") or {}, settings=SIMULATION_TABLE)
+            results = dict(results, simulation=section)
         return simulator.simulate(results, b, w, rate, **options)
     except simulator.DemoFileError as error:
         return str(error)
