@@ -22,6 +22,7 @@ folders are ours).
 import re
 from dataclasses import dataclass
 from pathlib import Path
+from typing import TypedDict
 
 from generator.arithmetic import attempts, bench_files, cells_csv, compare, grid_verdicts, results
 from generator.charts import drawings, svg
@@ -126,35 +127,60 @@ def published_comparison(comparison: dict) -> dict:
     return dict(comparison, against=[{k: a[k] for k in kept} for a in comparison["against"]])
 
 
-def outputs(result: dict, sources: Sources, names: dict, others: tuple = ()) -> dict[Path, bytes]:
-    """{path under out_dir: content} of everything one build writes; `others` are the results
-    of the campaigns compared with this one, published for the explorer."""
-    published, table = simulation.split(result.get("simulation") or {})
-    shown = dict(result, simulation=published) if "simulation" in result else result
-    if "comparison" in result:
-        shown = dict(shown, comparison=published_comparison(result["comparison"]))
-    speed_probe, attempts_table = attempts.split(result.get("speed_probe") or {})
-    if attempts_table is not None:
-        shown = dict(shown, speed_probe=speed_probe)
-    shown, intervals_table = grid_verdicts.split(shown)  # None under the rounds rule
-    shown, example_table = bench_files.split(shown)  # None without switchback.json
+@dataclass(frozen=True)
+class Build:
+    """One campaign's build, made once (`make_build`) and written once (`outputs`).
+
+    `whole`: every section with its side tables in place, what the charts, pictures, pages
+    and part_b_cells.csv read. `results`: what results.json holds, each side table replaced
+    by its file's name. `tables`: each side table by its path under the output (the
+    simulation's cells, the speed probe's attempts, the grid's intervals, the switchback
+    example's requests, comparison.json and the compared campaigns' results). `others`: the
+    results of the campaigns compared with this one."""
+
+    whole: dict
+    results: dict
+    tables: dict[Path, object]
+    others: tuple[dict, ...] = ()
+
+
+def published(whole: dict, others: tuple[dict, ...] = ()) -> Build:
+    """The Build of a whole result: results.json's sections and the side tables split from
+    them, each table under its path (the sections' own `split` say what goes where)."""
+    shown = dict(whole)
+    tables: dict[Path, object] = {}
+    if "simulation" in whole:
+        shown["simulation"], table = simulation.split(whole["simulation"])
+        if table is not None:
+            tables[SIMULATION_PATH] = table
+    if "comparison" in whole:
+        shown["comparison"] = published_comparison(whole["comparison"])
+    speed_probe, table = attempts.split(whole.get("speed_probe") or {})
+    if table is not None:
+        shown["speed_probe"] = speed_probe
+        tables[ATTEMPTS_PATH] = table
+    shown, table = grid_verdicts.split(shown)  # None under the rounds rule
+    if table is not None:
+        tables[INTERVALS_PATH] = table
+    shown, table = bench_files.split(shown)  # None without switchback.json
+    if table is not None:
+        tables[EXAMPLE_PATH] = table
+    if "comparison" in whole:
+        tables[COMPARISON_PATH] = whole["comparison"]
+    for other in others:
+        tables[CAMPAIGNS_DIR / f"{other['campaign']['name']}.json"] = other
+    return Build(whole=whole, results=shown, tables=tables, others=tuple(others))
+
+
+def outputs(build: Build, sources: Sources, names: dict) -> dict[Path, bytes]:
+    """{path under out_dir: content} of everything one build writes."""
     files = {
-        RESULTS_PATH: results.to_json(shown).encode(),
-        CELLS_PATH: cells_csv.cells_csv(result).encode(),
+        RESULTS_PATH: results.to_json(build.results).encode(),
+        CELLS_PATH: cells_csv.cells_csv(build.whole).encode(),
         CHART_CSS_PATH: chart_style.chart_css().encode(),
     }
-    if table is not None:
-        files[SIMULATION_PATH] = results.to_json(table).encode()
-    if attempts_table is not None:
-        files[ATTEMPTS_PATH] = results.to_json(attempts_table).encode()
-    if intervals_table is not None:
-        files[INTERVALS_PATH] = results.to_json(intervals_table).encode()
-    if example_table is not None:
-        files[EXAMPLE_PATH] = results.to_json(example_table).encode()
-    if "comparison" in result:
-        files[COMPARISON_PATH] = results.to_json(result["comparison"]).encode()
-    for other in others:
-        files[CAMPAIGNS_DIR / f"{other['campaign']['name']}.json"] = results.to_json(other).encode()
+    files.update({path: results.to_json(table).encode() for path, table in build.tables.items()})
+    result = build.whole
     specs = charts.all_charts(result, names["quiet_rate"], names["busy_rate"])
     specs.update(charts_simulation.all_simulation_charts(result))
     specs.update(charts_switchback.all_switchback_charts(result))
@@ -200,13 +226,49 @@ def compared_campaigns(raw_dir: Path, chosen: load.Campaign) -> list[dict]:
     return [results.build_results(c) for c in load.other_full_campaigns(raw_dir, chosen.name)]
 
 
+def make_build(
+    raw_dir: Path, chosen: load.Campaign, sources: Sources, cache_dir: Path | None = None
+) -> Build:
+    """The campaign's Build, made in one place: its results, then the machinery's benchmarks
+    (`bench`, issue 14), the simulator checked against it (`simulation`) and, for a full
+    campaign, the other full campaigns compared with it (`comparison`), each rounded; each
+    section is added to a new dict, none changed after it is made."""
+    whole = results.build_results(chosen)
+    bench = bench_files.section(sources.bench)
+    if bench is not None:
+        whole = {**whole, "bench": results.rounded(bench)}
+    checked = simulation.section(
+        whole, sources.whatifs, cache_dir=cache_dir or simulation_cache.folder()
+    )
+    whole = {**whole, "simulation": results.rounded(checked)}
+    others = tuple(compared_campaigns(Path(raw_dir), chosen))
+    comparison = compare.section(whole, list(others))
+    if comparison is not None:
+        whole = {**whole, "comparison": results.rounded(comparison)}
+    return published(whole, others)
+
+
+class Summary(TypedDict):
+    """What `build_site` returns (printed by `python -m generator build`)."""
+
+    campaign: str
+    chosen: str
+    written: list[str]
+    unchanged: int
+    results_bytes: int
+    simulation: str  # skipped, cached or simulated
+    charts: list[str]
+    missing: int
+    compared_with: list[str]
+
+
 def build_site(
     raw_dir=ROOT / "data" / "raw",
     campaign: str | None = None,
     out_dir=ROOT / "docs",
     sources: Sources = SITE,
     cache_dir: Path | None = None,
-) -> dict:
+) -> Summary:
     """Build results.json, charts, pages and static files; returns what was written.
     The simulator's runs are cached in `cache_dir` (default: simulation_cache.folder()).
 
@@ -214,25 +276,15 @@ def build_site(
     """
     out_dir = Path(out_dir)
     chosen = load.choose_campaign(Path(raw_dir), campaign)
-    result = results.build_results(chosen)
-    bench = bench_files.section(sources.bench)  # issue 14: the machinery's benchmarks
-    if bench is not None:
-        result["bench"] = results.rounded(bench)
-    checked = simulation.section(
-        result, sources.whatifs, cache_dir=cache_dir or simulation_cache.folder()
-    )
-    result["simulation"] = results.rounded(checked)
-    others = compared_campaigns(Path(raw_dir), chosen)
-    comparison = compare.section(result, others)
-    if comparison is not None:
-        result["comparison"] = results.rounded(comparison)
-    files = outputs(result, sources, chosen.description.names, others)
+    build = make_build(Path(raw_dir), chosen, sources, cache_dir)
+    files = outputs(build, sources, chosen.description.names)
     written = [
         str(path)
         for path, content in sorted(files.items())
         if write_if_changed(out_dir / path, content)
     ]
     remove_stale(out_dir, {out_dir / path for path in files})
+    checked = build.whole["simulation"]
     return {
         "campaign": chosen.name,
         "chosen": chosen.chosen,
@@ -243,6 +295,6 @@ def build_site(
         if "skipped" in checked
         else ("cached" if checked["cached"] else "simulated"),
         "charts": sorted(p.stem for p in files if p.parent == CHARTS_DIR),
-        "missing": len(result["missing"]),
-        "compared_with": [other["campaign"]["name"] for other in others],
+        "missing": len(build.whole["missing"]),
+        "compared_with": [other["campaign"]["name"] for other in build.others],
     }
