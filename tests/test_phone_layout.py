@@ -19,7 +19,8 @@ PAGES = ["handler/", "batch-route/", "part-b/"]
 # Each element brought into view, as a reader scrolling would (tables sit in boxes the
 # browser may skip while off-screen), then measured once it has been laid out.
 MEASURE = """async () => {
-  const frame = () => new Promise((done) => requestAnimationFrame(() => requestAnimationFrame(done)));
+  const frame = () =>
+    new Promise((done) => requestAnimationFrame(() => requestAnimationFrame(done)));
   const listings = [], headers = [];
   for (const table of document.querySelectorAll('.md-typeset .highlighttable')) {
     table.scrollIntoView({block: 'center'});
