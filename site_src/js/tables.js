@@ -102,9 +102,20 @@
     { rootMargin: "100% 0px 100% 0px" }
   );
 
+  // A listing with line numbers scrolls sideways in its <pre> on a phone (site.css): one that
+  // does scroll is a tab stop, so the keyboard can scroll it (axe: scrollable-region-focusable).
+  const listings = new ResizeObserver((entries) => {
+    for (const { target } of entries) {
+      if (target.scrollWidth > target.clientWidth + 1) target.setAttribute("tabindex", "0");
+      else target.removeAttribute("tabindex");
+    }
+  });
+
   function mount() {
     resized.disconnect();
     near.disconnect();
+    listings.disconnect();
+    document.querySelectorAll(".md-typeset .highlighttable .code pre").forEach((pre) => listings.observe(pre));
     // The table's outer box is watched: the table itself sits in a box the browser may skip
     // (content-visibility in site.css), and Chromium may never report it as coming near.
     document.querySelectorAll(".md-typeset table").forEach((table) => near.observe(outer(table)));
