@@ -95,10 +95,15 @@ def throughput(columns: dict, window_s: float) -> float:
     return int(answered.sum()) / max(window_s, float(done_us.max()) / 1e6)
 
 
+def unfilled_first_waits_us(batches: dict, max_batch: int) -> list[int]:
+    """The first waits (µs) of the batches (GET /batches) that did not fill, smaller than B."""
+    return [wait for size, wait in zip(batches["size"], batches["first_wait_us"], strict=True)
+            if size < max_batch]  # fmt: skip
+
+
 def overshoot_us(batches: dict, max_batch: int, max_wait_ms: float) -> float | None:
     """Median first wait of the batches that did not fill, minus W (µs)."""
-    waits = [w for size, w in zip(batches["size"], batches["first_wait_us"], strict=True)
-             if size < max_batch]  # fmt: skip
+    waits = unfilled_first_waits_us(batches, max_batch)
     return float(np.median(waits)) - max_wait_ms * 1000 if waits else None
 
 

@@ -82,7 +82,7 @@ from typing import NamedTuple
 
 import numpy as np
 
-from lab.bench.batcher import load_probe
+from lab.bench.batcher import load_probe, unfilled_first_waits_us
 from lab.bench.sidebyside import NICE_HELP, Machinery, latency_percentiles_us, shield
 from lab.campaign.description import told_apart
 from lab.campaign.runner import pin_runner_away_from
@@ -155,8 +155,7 @@ def finite_or_none(value: float) -> float | None:
 def unfilled_first_waits(batches: dict, max_batch: int) -> dict:
     """The batches of one arm's micro-batcher (GET /arm/<route>/batches after the window):
     how many, and the median first wait of those that did not fill (µs; None without one)."""
-    waits = [wait for size, wait in zip(batches["size"], batches["first_wait_us"], strict=True)
-             if size < max_batch]  # fmt: skip
+    waits = unfilled_first_waits_us(batches, max_batch)
     return {
         "batches": len(batches["size"]),
         "batches_unfilled": len(waits),
