@@ -13,6 +13,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from generator.reading.description import Description, DescriptionError, read_description
+from generator.reading.description import field as description_field
 from lab.rawformat import codec
 from lab.rawformat.kinds import KINDS
 
@@ -55,13 +56,12 @@ class Campaign:
 
 
 def need(mapping: dict, dotted: str, where) -> object:
-    """mapping['a']['b'] for 'a.b', or DataError naming `where` and the field."""
-    value = mapping
-    for part in dotted.split("."):
-        if not isinstance(value, dict) or part not in value:
-            raise DataError(f"{where}: missing field '{dotted}'")
-        value = value[part]
-    return value
+    """mapping['a']['b'] for 'a.b', or DataError naming `where` and the field (the
+    description's own lookup, its error as a data error)."""
+    try:
+        return description_field(mapping, dotted, where)
+    except DescriptionError as error:
+        raise DataError(str(error)) from None
 
 
 def read_json(path: Path):
