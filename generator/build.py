@@ -6,7 +6,9 @@ the simulator checked against the campaign (generator/simulation/validate.py: re
 (results.json `bench`, generator/arithmetic/bench_files.py); and, for a full campaign, every other
 complete full campaign beside it cell by cell (generator/arithmetic/compare.py: results.json's
 `comparison`, its cells in assets/data/comparison.json, the other campaigns' results in
-assets/data/campaigns/<name>.json for the explorer). The speed probe's table of attempts goes
+assets/data/campaigns/<name>.json for the explorer). The verdicts judged again without the
+runs that never passed the slow-run rule go to assets/data/slow_spell.json
+(generator/arithmetic/slow_spell.py). The speed probe's table of attempts goes
 to assets/data/attempts.json (generator/arithmetic/attempts.py); under the interval rule, the grid's
 intervals to assets/data/intervals.json (generator/arithmetic/grid_verdicts.py).
 
@@ -24,7 +26,15 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import TypedDict
 
-from generator.arithmetic import attempts, bench_files, cells_csv, compare, grid_verdicts, results
+from generator.arithmetic import (
+    attempts,
+    bench_files,
+    cells_csv,
+    compare,
+    grid_verdicts,
+    results,
+    slow_spell,
+)
 from generator.charts import drawings, svg
 from generator.charts import measured as charts
 from generator.charts import simulation as charts_simulation
@@ -43,6 +53,7 @@ INTERVALS_PATH = RESULTS_PATH.parent / grid_verdicts.TABLE  # the grid's interva
 EXAMPLE_PATH = RESULTS_PATH.parent / bench_files.EXAMPLE_TABLE  # a switchback run's requests
 COMPARISON_PATH = RESULTS_PATH.parent / "comparison.json"  # every cell of both campaigns
 CAMPAIGNS_DIR = RESULTS_PATH.parent / "campaigns"  # the other campaigns, for the explorer
+SLOW_SPELL_PATH = RESULTS_PATH.parent / slow_spell.TABLE  # verdicts without never-passed runs
 CELLS_PATH = Path("assets/data/part_b_cells.csv")
 CHART_CSS_PATH = Path("assets/css/chart-colours.css")
 CHARTS_DIR = Path("assets/charts")
@@ -167,6 +178,9 @@ def published(whole: dict, others: tuple[dict, ...] = ()) -> Build:
         tables[EXAMPLE_PATH] = table
     if "comparison" in whole:
         tables[COMPARISON_PATH] = whole["comparison"]
+    if "slow_spell" in whole:  # a side table only: results.json is at its budget
+        shown.pop("slow_spell")
+        tables[SLOW_SPELL_PATH] = whole["slow_spell"]
     for other in others:
         tables[CAMPAIGNS_DIR / f"{other['campaign']['name']}.json"] = other
     return Build(whole=whole, results=shown, tables=tables, others=tuple(others))
@@ -207,6 +221,7 @@ def remove_stale(out_dir: Path, keep: set) -> list[Path]:
         + sorted((out_dir / RESULTS_PATH.parent).glob(grid_verdicts.TABLE))
         + sorted((out_dir / RESULTS_PATH.parent).glob(bench_files.EXAMPLE_TABLE))
         + sorted((out_dir / COMPARISON_PATH.parent).glob(COMPARISON_PATH.name))
+        + sorted((out_dir / SLOW_SPELL_PATH.parent).glob(SLOW_SPELL_PATH.name))
         + sorted((out_dir / CAMPAIGNS_DIR).glob("*.json"))
         + sorted((out_dir / CHARTS_DIR).glob("*.json"))
         + sorted((out_dir / PICTURES_DIR).glob("*.svg"))
@@ -241,6 +256,9 @@ def make_build(
         whole, sources.whatifs, cache_dir=cache_dir or simulation_cache.folder()
     )
     whole = {**whole, "simulation": results.rounded(checked)}
+    spell = slow_spell.section(whole)
+    if spell is not None:
+        whole = {**whole, "slow_spell": results.rounded(spell)}
     others = tuple(compared_campaigns(Path(raw_dir), chosen))
     comparison = compare.section(whole, list(others))
     if comparison is not None:

@@ -229,7 +229,7 @@ def test_lookup_prints_none_first_then_the_setting_then_the_rounds(results):
         assert stored in text
     assert re.search(r"kept up +3 of 3 rounds", text)
     assert "p99: told apart, lower (all 3 rounds agree in sign)" in text
-    assert "p50: not told apart" in text
+    assert "p50: not resolved" in text
     assert "-2.76" in text and "+0.07" in text
 
 

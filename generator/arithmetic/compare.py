@@ -5,13 +5,15 @@ Part B setting and rate, p50, p99, throughput and keeps-up in both, their ratio,
 the two campaigns' rounds were told apart (stats.ranges_apart: rounds of different campaigns
 are not paired, so only ranges that do not overlap count); each campaign's facts (S, the
 slow-run rule's re-runs, answers checked to the bit, its machinery, its guesses' score); and
-every headline figure of the other campaign, to put beside this one's. The page
+every headline figure of the other campaign, to put beside this one's, and its guesses with
+their verdicts (the guesses page sets the first campaign's beside this one's). The page
 (site_src/pages/campaigns.md.j2) adds the original box with ref(). Nothing is measured here:
 each side is that campaign's own results (generator/arithmetic/results.py), built by
 `python -m generator build`.
 """
 
 from generator.arithmetic import stats
+from generator.reading.description import ROUNDS_RULE
 
 CELL_METRICS = ("p50_ms", "p99_ms", "throughput")
 APART = ("lower", "higher", "overlap")
@@ -27,6 +29,7 @@ def facts(result: dict) -> dict:
         "name": campaign["name"],
         "started_at": campaign.get("started_at"),
         "git_commit": campaign.get("git_commit"),
+        "rule": (result.get("design", {}).get("told_apart") or {}).get("rule", ROUNDS_RULE),
         "runs_scheduled": campaign["runs_scheduled"],
         "runs_found": campaign["runs_found"],
         "S": result.get("figures", {}).get("S", {}).get("value"),
@@ -44,6 +47,7 @@ def facts(result: dict) -> dict:
         ),
         "right": verdicts.count("right"),
         "wrong": verdicts.count("wrong"),
+        "not_resolved": verdicts.count("not resolved"),
         "not_testable": verdicts.count("not testable"),
     }
 
@@ -105,6 +109,7 @@ def against(result: dict, other: dict) -> dict:
     return {
         "campaign": facts(other),
         "figures": {name: entry["value"] for name, entry in other.get("figures", {}).items()},
+        "guesses": other.get("guesses", []),  # its own guesses and verdicts, for the guesses page
         "cells": rows,
         "counts": counts(rows),
     }

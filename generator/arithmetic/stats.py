@@ -66,7 +66,7 @@ METHODS = {
     "the same sign (zero agrees with nothing)",
     "campaigns_apart": "two campaigns' rounds of one cell are not paired: one is lower "
     "(higher) than the other only when every round of it is below (above) every round of "
-    "the other; otherwise they are not told apart",
+    "the other; otherwise they are not resolved (their rounds overlap)",
     "S": "median of the saturation runs' throughput (closed loop)",
     "part_a": "per run the median call time of each size; published: median of the runs",
     "first_wait": "per run the p50 of the batches' first-request waits; per cell the median "
@@ -293,6 +293,27 @@ def told_apart(diffs: list, scheduled_rounds: int) -> bool:
     """All scheduled rounds measured and every difference of one nonzero sign."""
     signs = {sign(d) for d in diffs}
     return len(diffs) == scheduled_rounds and len(signs) == 1 and 0 not in signs
+
+
+def signs_of(diffs: list) -> dict:
+    """How many rounds' differences were negative, positive, zero or undefined: what the
+    rounds rule read ({"minus": 4, "plus": 1, "zero": 0, "undefined": 0})."""
+    found = {"minus": 0, "plus": 0, "zero": 0, "undefined": 0}
+    for diff in diffs:
+        key = "undefined" if diff is None else {1: "plus", -1: "minus", 0: "zero"}[sign(diff)]
+        found[key] += 1
+    return found
+
+
+def rounds_resolvable(diffs: list) -> float | None:
+    """The smallest difference the rounds rule would have told apart on these rounds' own
+    noise: every round's difference moved by the same shift agrees in sign once the shift is
+    more than the largest distance of a round from the rounds' median, max |d − median(d)|.
+    None when a round is missing a value (a never-answered percentile) or there is none."""
+    if not diffs or any(d is None or not math.isfinite(d) for d in diffs):
+        return None
+    middle = median(diffs)
+    return max(abs(d - middle) for d in diffs)
 
 
 def direction(diffs: list) -> str:

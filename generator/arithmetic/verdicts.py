@@ -1,8 +1,12 @@
 """Guess verdicts: each dated guess of the campaign against the named figure it names.
 
-A guess is right, wrong, or not testable (its figure was not measured, its unit does not
-convert, or only a rate higher than the campaign ran could make it right), with the measured
-value and the evidence in words. The guesses are the campaign's own
+A guess is right, wrong, not resolved or not testable (its figure was not measured, its unit
+does not convert, or only a rate higher than the campaign ran could make it right), with the
+measured value and the evidence in words. A guess about a difference between two settings
+(a figure in RESTS_ON) that needs a difference at all (the value of "no difference" is outside
+its range) is **not resolved** unless the paired rounds told the two apart by the campaign's
+rule (issue 34: one vocabulary; a median ratio of 2× whose rounds disagree in sign does not
+make "B cuts A's p99" right). The guesses are the campaign's own
 (generator/reading/description.py). Used by `python -m generator build`; the report
 (generator/report/figures.py) judges again.
 """
@@ -59,8 +63,26 @@ def past_top_rate(value: float, guess: dict, top_rate: float | None) -> bool:
     return guess["compare"] in (">=", "between", "==") and above > top_rate
 
 
+# A figure that measures a difference between two settings -> (the figure saying whether the
+# paired rounds told them apart, the figure's value when there is no difference). Figures at
+# the quiet rate end in the rate's slug, which the told-apart figure of the p99 cut shares.
+RESTS_ON = {
+    "b32_w0_p99_cut_at_": ("b32_w0_p99_told_apart_at_", 1.0),
+    "queue_b1_p50_overhead_us_at_": ("queue_b1_p50_overhead_told_apart", 0.0),
+}
+
+
+def resting_on(name: str) -> tuple[str, float] | None:
+    """(told-apart figure, no-difference value) of a difference figure, else None."""
+    for prefix, (apart, null) in RESTS_ON.items():
+        if name.startswith(prefix):
+            return (apart + name[len(prefix) :] if apart.endswith("_at_") else apart), null
+    return None
+
+
 def guess_verdict(guess: dict, figures: dict) -> dict:
-    """The guess with verdict right / wrong / not testable, the measured value and evidence."""
+    """The guess with verdict right / wrong / not resolved / not testable, the measured
+    value and evidence."""
     judged = dict(guess)
     figure = figures.get(guess.get("figure"))
     if figure is None:
@@ -89,6 +111,17 @@ def guess_verdict(guess: dict, figures: dict) -> dict:
     judged["evidence"] = (
         f"measured {evidence_value(value)} {guess.get('unit', figure['unit'])}: {figure['what']}"
     )
+    rests = resting_on(guess["figure"])
+    if rests is not None:
+        apart, null = rests
+        told = figures.get(apart, {}).get("value")
+        null_value = convert(null, figure["unit"], guess.get("unit", figure["unit"]))
+        if told is not True and null_value is not None and not guess_holds(null_value, guess):
+            judged["verdict"] = "not resolved"
+            judged["evidence"] += (
+                "; the paired rounds did not tell the two settings apart by the campaign's "
+                "rule, and the guess needs a difference"
+            )
     return judged
 
 

@@ -370,7 +370,7 @@ def paired_at_quiet(results: dict, quiet: str) -> dict:
                     f"{n} − none, {label} at {quiet} × S: median {show(d['median'], 'ms')}<br>"
                     "rounds "
                     + ", ".join(show(v, "ms") for v in d["diffs"])
-                    + f"<br>{'told apart' if d['told_apart'] else 'not told apart'}"
+                    + f"<br>{'told apart' if d['told_apart'] else 'not resolved'}"
                     for n, d in zip(names, diffs, strict=True)
                 ],
                 marker=hollow_unless([d["told_apart"] for d in diffs], role),

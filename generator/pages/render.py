@@ -17,6 +17,7 @@ from pathlib import Path
 
 import jinja2
 
+from generator.arithmetic import stats
 from generator.charts import html as chart_html
 from generator.charts.drawings import all_pictures
 from generator.pages import examples, sources
@@ -156,7 +157,9 @@ def context(
     campaign's names (quiet_rate, busy_rate, stages), setting_name, ref, chart_figure, the
     pictures ({name: inline <svg>}, generator/charts/drawings.py), code_region(NAME), a marked
     region of the lab's code (generator/pages/sources.py), and explorer_example(FILE), a file of
-    site_src/examples/ with the box's answer to it (generator/pages/examples.py)."""
+    site_src/examples/ with the box's answer to it (generator/pages/examples.py); under the rounds
+    rule, signs_of(diff) (how many rounds were − and +) and rounds_resolvable(diff) (the
+    smallest shift those rounds would have told apart), generator/arithmetic/stats.py."""
     figures = {name: entry["value"] for name, entry in results.get("figures", {}).items()}
 
     def cell(setting: str, rate_key: str) -> dict:
@@ -188,6 +191,8 @@ def context(
         "pictures": all_pictures(results),
         "code_region": code_region,
         "explorer_example": explorer_example,
+        "signs_of": lambda diff: stats.signs_of(diff["diffs"]),
+        "rounds_resolvable": lambda diff: stats.rounds_resolvable(diff["diffs"]),
     }
 
 

@@ -629,6 +629,10 @@ def check_guesses(data, results, figures, check, say):
             if value is None or report_figures.past_top_rate(value, unit, guess, figures)
             else ("right" if report_figures.holds(value, guess) else "wrong")
         )
+        if verdict != "not testable" and report_figures.needs_unresolved_difference(
+            guess, unit, figures
+        ):
+            verdict = "not resolved"
         check.same(f"guess {guess['id']} verdict", guess["verdict"], verdict)
         if value is not None:
             check.dig(results, ("guesses", index, "measured"), value)

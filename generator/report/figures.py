@@ -328,6 +328,26 @@ def holds(value, guess: dict) -> bool:
     return value == guess["value"]
 
 
+# The report's own list of the figures that are differences between two settings: the
+# figure -> (the told-apart figure beside it, the value meaning "no difference").
+DIFFERENCES = (
+    ("b32_w0_p99_cut_at_", "b32_w0_p99_told_apart_at_{at}", 1.0),
+    ("queue_b1_p50_overhead_us_at_", "queue_b1_p50_overhead_told_apart", 0.0),
+)
+
+
+def needs_unresolved_difference(guess: dict, unit: str | None, figures: dict) -> bool:
+    """A guess on a difference figure whose range leaves out "no difference", while the
+    paired rounds did not tell the two settings apart: it cannot be right or wrong."""
+    for prefix, apart, null in DIFFERENCES:
+        if guess["figure"].startswith(prefix):
+            at = guess["figure"][len(prefix) :]
+            null = in_unit(null, unit, guess)
+            told = figures.get(apart.format(at=at))
+            return told is not True and null is not None and not holds(null, guess)
+    return False
+
+
 def past_top_rate(value, unit: str | None, guess: dict, figures: dict) -> bool:
     """A × S figure at the top rate measured, and a guess only a higher rate could satisfy."""
     top = figures.get("top_rate")

@@ -300,7 +300,7 @@ def verdict_line(label: str, diff: dict, rounds: int) -> str:
         return f"{label}: {diff['verdict']}{side} (by the campaign's interval rule)"
     if diff["told_apart"]:
         return f"{label}: told apart, {diff['direction']} (all {rounds} rounds agree in sign)"
-    return f"{label}: not told apart (the rounds do not all agree in sign)"
+    return f"{label}: not resolved (the rounds do not all agree in sign)"
 
 
 def paired_lines(results, name: str, baseline: str, key: str) -> str:
