@@ -28,7 +28,7 @@ METRICS = ("p50_ms", "p99_ms", "throughput")
 def word(diff: dict) -> str:
     """A paired verdict in the Words page's vocabulary."""
     if diff["told_apart"]:
-        return f"told apart, {diff['direction']}"
+        return f"told apart ({diff['direction']})"
     return diff.get("verdict", "not resolved")
 
 
