@@ -18,7 +18,7 @@ import markdown
 import pytest
 
 from generator import wording
-from tests.support.pages import fixture_results, render_pages
+from tests.support.pages import fixture_results, prose, render_pages
 
 EXTENSIONS = ["abbr", "admonition", "attr_list", "def_list", "footnotes", "md_in_html",
               "tables", "pymdownx.details", "pymdownx.superfences"]  # fmt: skip
@@ -106,17 +106,6 @@ def test_the_broken_patterns_catch_what_the_site_once_said():
 @pytest.fixture(scope="module")
 def fixture_pages() -> dict:
     return render_pages(fixture_results())
-
-
-def prose(markdown_text: str) -> str:
-    """A page's words: code blocks, inline code, HTML and chart boxes left out, lines joined."""
-    text = re.sub(r"^([ ]*)```.*?^\1```", "", markdown_text, flags=re.S | re.M)
-    text = re.sub(r"`[^`\n]*`", "", text)
-    text = re.sub(r"<q>.*?</q>", "", text)  # a quotation (a guess as written) is not ours
-    text = re.sub(r"\]\([^)\s]*\)", "]", text)  # a link's address is not words
-    text = re.sub(r"^\{:.*\}$", "", text, flags=re.M)  # attribute lists
-    text = re.sub(r"<[^>]+>", "", text)
-    return " ".join(text.split())
 
 
 def broken_sentences(pages: dict) -> list[str]:

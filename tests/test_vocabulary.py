@@ -25,8 +25,7 @@ import pytest
 import yaml
 
 from generator.arithmetic import slow_spell, verdicts
-from tests.support.pages import fixture_results, render_pages
-from tests.test_prose import prose
+from tests.support.pages import fixture_results, prose, render_pages
 
 ROOT = Path(__file__).resolve().parents[1]
 TERMS = ("told apart", "not resolved", "machinery", "attempt", "S", "keeps up", "kept up", "W = 0")
