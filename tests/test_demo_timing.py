@@ -42,9 +42,7 @@ def test_the_runs_time_every_size_once_each_in_part_as_order_for_its_seed():
     for order in orders:
         assert sorted(order) == list(PART_A_SIZES)
     assert len({tuple(order) for order in orders}) == 5  # a new order in every run
-    assert {size: len(values) for size, values in medians.items()} == dict.fromkeys(
-        PART_A_SIZES, 5
-    )
+    assert {size: len(values) for size, values in medians.items()} == dict.fromkeys(PART_A_SIZES, 5)
 
 
 def test_a_host_slowing_part_way_is_a_size_effect_in_blocks_and_spread_when_interleaved():
