@@ -325,13 +325,14 @@
 
   // ---- permalinks: this page's address with the code in it -------------------------------
 
-  // The fragment: run=<the code>, and the controls' values when the code is their call (so
-  // the controls come back as they were).
+  // The fragment: run=<the code>, and the values of the controls this mode shows when the
+  // code is their call (so the controls come back as they were).
   function permalinkFor(code) {
     const fields = new URLSearchParams();
     fields.set("run", code);
     if (code === box.written) {
       for (const [name, control] of Object.entries(box.controls)) {
+        if (control.closest("label[hidden]")) continue; // not this mode's
         if (control.type === "checkbox") fields.set(name, control.checked ? "1" : "0");
         else fields.set(name, control.value);
       }
