@@ -76,6 +76,7 @@ class Sources:
     reference: Path | None = None
     bench: Path | None = None
     whatifs: Path | None = None
+    python: Path | None = None  # the vendored Pyodide the explorer downloads (vendor/pyodide/)
 
 
 def site_sources(site_src: Path) -> Sources:
@@ -91,6 +92,7 @@ def site_sources(site_src: Path) -> Sources:
         reference=site_src / "reference_box.json",
         whatifs=site_src / "whatifs.json",
         bench=site_src.parent / "data" / "bench",
+        python=site_src.parent / "vendor" / "pyodide",
     )
 
 
@@ -115,6 +117,15 @@ def static_files(sources: Sources) -> dict[Path, bytes]:
             if source.is_file() and source.suffix in STATIC_SUFFIXES:
                 files[Path(target_dir) / source.name] = source.read_bytes()
     return files
+
+
+def download_bytes(folder: Path | None) -> int | None:
+    """Bytes of every file in the vendored folder (site_src/vendor.py unpacks only what the
+    site serves, and the explorer's worker fetches all of it to start Python), or None when
+    this build has no such folder."""
+    if folder is None or not Path(folder).is_dir():
+        return None
+    return sum(path.stat().st_size for path in sorted(Path(folder).iterdir()) if path.is_file())
 
 
 def check_charts(page_files: dict, chart_names: set) -> None:
@@ -205,7 +216,10 @@ def outputs(build: Build, sources: Sources, names: dict) -> dict[Path, bytes]:
         files[PICTURES_DIR / f"{name}.svg"] = drawn.encode()
     if sources.static:  # the site (not the fixture's pages alone) styles its inline pictures
         files[PICTURES_CSS] = svg.STANDALONE_STYLE.lstrip().encode()
-    page_files = pages.page_outputs(result, sources.pages, names, sources.reference, specs)
+    page_files = pages.page_outputs(
+        result, sources.pages, names, sources.reference, specs,
+        python_bytes=download_bytes(sources.python), others=build.others,
+    )  # fmt: skip
     check_charts(page_files, set(specs))
     files.update({Path(relative): content for relative, content in page_files.items()})
     files.update(static_files(sources))

@@ -1,8 +1,8 @@
 """How a number reads on a page and in a picture: the page templates' filters (num, ms, us,
-pct, times, rate, yesno; generator/pages/render.py registers them) and the pictures' labels
-(generator/charts/drawings.py) write numbers the same way: 3 significant digits with thousands
-separators, units after a space, an infinite or missing value as "never answered". Run through
-`python -m generator build`.
+pct, times, rate, yesno, megabytes; generator/pages/render.py registers them) and the
+pictures' labels (generator/charts/drawings.py) write numbers the same way: 3 significant
+digits with thousands separators, units after a space, an infinite or missing value as "never
+answered". Run through `python -m generator build`.
 """
 
 import math
@@ -54,6 +54,11 @@ def pct(share) -> str:
 
 def times(value) -> str:
     return NEVER if is_missing(value) else f"{significant(value)}×"
+
+
+def megabytes(count) -> str:
+    """A download's size: 13,531,207 bytes -> "13.5 MB" (10⁶ bytes, as browsers count)."""
+    return NEVER if is_missing(count) else f"{significant(count / 1e6)} MB"
 
 
 def rate(key) -> str:

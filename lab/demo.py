@@ -3,17 +3,22 @@ tiny in-process micro-batcher against one model call per request (no web server)
 
 Run: `python -m lab demo [--save FILE]` (after `python -m lab data`). About half a minute.
 
-1. Times the model on batches of 1, 2, 4 … 1,024 real test rows (one thread).
+1. Times the model on batches of 1, 2, 4 … 1,024 real test rows (one thread) as Part A does:
+   RUNS runs, each timing every size once in a new random order (lab/model/timing.py), so a
+   change of the host's speed part-way shows up as disagreeing runs, not as a size effect;
+   prints how far the runs agree and says when they are too noisy to lean on
+   (timing.TOO_NOISY_SPREAD).
 2. Scores rows alone and inside batches and checks every score is equal to the bit.
 3. Sends the same Poisson arrivals, at twice the rate one call per request can serve, first
    to a handler that calls the model once per request, then to the micro-batcher
    (lab/service/batcher.py, B=32, W=0), and says which kept up (throughput at least the
    design's keeps-up share of the arrival rate, KEEPS_UP_SHARE in lab/design.py).
 
-`--save FILE` writes it all as JSON in the format "batching-lab-demo/1" (README.md, "Your
+`--save FILE` writes it all as JSON in the format "batching-lab-demo/2" (README.md, "Your
 own machine"): `format`, `machine` (cpu_model, cores, usable_cpus, machine, python,
 loadavg), `part_a` (results.json's shape: `sizes`, `runs`, `by_size` {size: {size, calls,
-per_call_us, per_row_us}}), `bits`, `batcher`, `verdict`. The simulator
+per_call_us, per_row_us, per_call_us_runs, spread}}, and `orders`, `noise`), `bits`,
+`batcher`, `verdict`. The simulator
 (site_src/explorer/simulate.py, `for_machine`) reads it to simulate batching on your core.
 """
 
@@ -22,7 +27,6 @@ import json
 import os
 import platform
 import sys
-import time
 from pathlib import Path
 
 # Imported here, not later, so a missing package is one line from `lab.cli`.
@@ -30,16 +34,20 @@ import numpy as np
 import sklearn.ensemble  # noqa: F401  (the model's library, needed to unpickle it)
 from threadpoolctl import threadpool_limits
 
-from lab.design import KEEPS_UP_SHARE
+from lab.design import FULL, KEEPS_UP_SHARE, PART_A_SIZES
 from lab.machine.fingerprint import cpu_model
-from lab.model import artifacts
+from lab.model import artifacts, timing
 from lab.model.scoring import score
+from lab.model.timing import time_calls
 from lab.rawformat.names import setting_name
 from lab.service.batcher import MicroBatcher
 
-SIZES = (1, 2, 4, 8, 16, 32, 64, 128, 256, 512, 1024)  # Part A's sizes
-TIME_PER_SIZE_S = 0.25  # timed calls per size: as many as fit, at least MIN_CALLS
-MIN_CALLS = 20
+SIZES = PART_A_SIZES  # 1, 2, 4 … 1,024
+RUNS = FULL.part_a_runs  # as many runs as Part A, each timing every size once
+BLOCK_S = 0.1  # one size's timed calls in one run last about this long
+MIN_CALLS = 5  # per size and run, however slow a call is
+ESTIMATE_CALLS = 5  # calls per size that set each block's count (and warm the model up)
+BLOCK_WARMUP = 2  # untimed calls before each block
 BIT_ROWS = 1024
 BIT_SIZES = (8, 32, 1024)
 RATE_MULTIPLE = 2.0  # arrivals at 2 × what one call per request can serve
@@ -47,7 +55,7 @@ WINDOW_S = 1.5
 DEMO_B, DEMO_W_MS = 32, 0.0
 SEED = 20261129
 # The saved file's format (README.md, "Your own machine"); site_src/explorer/simulate.py reads it.
-DEMO_FORMAT = "batching-lab-demo/1"
+DEMO_FORMAT = "batching-lab-demo/2"
 
 
 def machine_line() -> tuple[str, dict]:
@@ -72,24 +80,45 @@ def machine_line() -> tuple[str, dict]:
     return line, facts
 
 
-def time_model(model, rows: np.ndarray, echo) -> list[dict]:
-    """Median time of one model call per batch size, and the time per row."""
+def block_calls(model, rows: np.ndarray) -> dict[int, int]:
+    """Calls per size in one run's block: as many as fit in BLOCK_S, at least MIN_CALLS."""
+    calls = {}
+    for size in SIZES:
+        estimate_ns = float(np.median(time_calls(model, rows, size, ESTIMATE_CALLS, warmup=2)))
+        calls[size] = max(MIN_CALLS, int(BLOCK_S * 1e9 / estimate_ns))
+    return calls
+
+
+def time_model(model, rows: np.ndarray, echo, timer=None) -> tuple[list[dict], dict]:
+    """Each size's median time per call over RUNS interleaved runs (`timing.interleaved`,
+    Part A's orders), the runs' own medians and their spread; and the timings' noise
+    (`timing.noise`). `timer(size)` times one block (the tests give their own)."""
+    if timer is None:
+        calls = block_calls(model, rows)
+
+        def timer(size: int) -> np.ndarray:
+            return time_calls(model, rows, size, calls[size], warmup=BLOCK_WARMUP)
+
+    counted: dict[int, int] = dict.fromkeys(SIZES, 0)
+
+    def counting(size: int) -> np.ndarray:
+        times = timer(size)
+        counted[size] += len(times)
+        return times
+
+    orders, medians = timing.interleaved(counting, SIZES, RUNS, SEED)
     found = []
     for size in SIZES:
-        batch = np.ascontiguousarray(rows[:size])
-        score(model, batch)  # warm up
-        times, deadline = [], time.perf_counter() + TIME_PER_SIZE_S
-        while len(times) < MIN_CALLS or time.perf_counter() < deadline:
-            started = time.perf_counter()
-            score(model, batch)
-            times.append(time.perf_counter() - started)
-        per_call_us = float(np.median(times)) * 1e6
+        runs_us = [value / 1e3 for value in medians[size]]
+        per_call_us = float(np.median(runs_us))
         found.append(
             {
                 "batch_size": size,
-                "calls": len(times),
+                "calls": counted[size],
                 "per_call_us": per_call_us,
                 "per_row_us": per_call_us / size,
+                "per_call_us_runs": runs_us,
+                "spread": timing.spread(runs_us),
             }
         )
     one = found[0]["per_call_us"]
@@ -98,9 +127,28 @@ def time_model(model, rows: np.ndarray, echo) -> list[dict]:
         compared = f", {cheaper:,.1f} × cheaper per row than one row alone" if cheaper != 1 else ""
         echo(
             f"  batch of {entry['batch_size']:>5,}: {entry['per_call_us']:>9,.1f} µs per call, "
-            f"{entry['per_row_us']:>7,.2f} µs per row{compared} ({entry['calls']:,} calls)"
+            f"{entry['per_row_us']:>7,.2f} µs per row{compared} (runs within "
+            f"{entry['spread']:.1%}, {entry['calls']:,} calls)"
         )
-    return found
+    noise = timing.noise(medians)
+    echo(noise_line(noise))
+    return found, {"orders": orders, "noise": noise}
+
+
+def noise_line(noise: dict) -> str:
+    """Whether the timings are steady enough to compare sizes, in words."""
+    limit, largest = noise["spread_limit"], noise["largest_spread"]
+    rows = f"{noise['at_size']:,} row{'s' if noise['at_size'] != 1 else ''}"
+    if noise["too_noisy"]:
+        return (
+            f"  TOO NOISY TO LEAN ON: the runs of {rows} differ by {largest:.1%} of their "
+            f"median, more than the {limit:.0%} limit; something else used this core while it "
+            "timed. Close other programs and run the demo again."
+        )
+    return (
+        f"  The runs agree within {largest:.1%} at worst ({rows}), inside the {limit:.0%} "
+        "limit: steady enough to compare sizes."
+    )
 
 
 def check_bits(model, rows: np.ndarray, echo) -> dict:
@@ -232,19 +280,28 @@ def verdict_line(race_found: dict) -> str:
     return "Verdict: " + " and ".join(words[name] for name in kept) + " kept up."
 
 
-def part_a_block(timings: list[dict]) -> dict:
-    """The model times in results.json's `part_a` shape (one run), so the simulator and the
-    explorer read the reader's curve as they read the lab's."""
+def part_a_block(timings: list[dict], runs: dict) -> dict:
+    """The model times in results.json's `part_a` shape (`runs`, `sizes`, `by_size` with each
+    run's median), with the runs' orders and the timings' noise, so the simulator and the
+    explorer read the reader's curve as they read the lab's, and know how far to trust it."""
     by_size = {
         str(entry["batch_size"]): {
             "size": entry["batch_size"],
             "calls": entry["calls"],
             "per_call_us": round(entry["per_call_us"], 3),
             "per_row_us": round(entry["per_row_us"], 4),
+            "per_call_us_runs": [round(value, 3) for value in entry["per_call_us_runs"]],
+            "spread": round(entry["spread"], 4),
         }
         for entry in timings
     }
-    return {"runs": 1, "sizes": [entry["batch_size"] for entry in timings], "by_size": by_size}
+    return {
+        "runs": len(runs["orders"]),
+        "sizes": [entry["batch_size"] for entry in timings],
+        "orders": runs["orders"],
+        "by_size": by_size,
+        "noise": dict(runs["noise"], largest_spread=round(runs["noise"]["largest_spread"], 4)),
+    }
 
 
 def run_demo(echo=print) -> dict:
@@ -252,8 +309,11 @@ def run_demo(echo=print) -> dict:
     echo(line)
     model, rows = artifacts.load_model(), artifacts.test_rows()
     with threadpool_limits(limits=1):
-        echo("The model alone (median of many calls):")
-        timings = time_model(model, rows, echo)
+        echo(
+            f"The model alone: {RUNS} runs, each timing every size once in a new random order "
+            "(as the lab's Part A); the median of the runs, and how far they agree:"
+        )
+        timings, runs = time_model(model, rows, echo)
         echo("Bit check:")
         bits = check_bits(model, rows, echo)
         echo("A tiny in-process micro-batcher against one model call per request:")
@@ -263,7 +323,7 @@ def run_demo(echo=print) -> dict:
     return {
         "format": DEMO_FORMAT,
         "machine": facts,
-        "part_a": part_a_block(timings),
+        "part_a": part_a_block(timings, runs),
         "bits": bits,
         "batcher": race_found,
         "verdict": verdict,

@@ -1,18 +1,23 @@
 """`python -m lab demo` runs as a student would run it: the first line names this machine's
 CPUs and load, every score is equal to the bit, `--save` writes the documented JSON
-("batching-lab-demo/1") that the simulator reads to simulate this machine, and a missing
+("batching-lab-demo/2", with each run's medians, the runs' orders and their noise) that the
+simulator reads to simulate this machine, and a missing
 package is one line naming it, not a traceback.
 
 Run: .venv/bin/pytest tests/test_demo.py
 """
 
 import json
+import statistics
 import subprocess
 import sys
 
 import pytest
 
 from generator.simulation import validate as simulation
+from lab.demo import SEED
+from lab.design import FULL
+from lab.model.timing import TOO_NOISY_SPREAD, sizes_order, spread
 from lab.paths import REPO
 
 pytestmark = pytest.mark.usefixtures("processes")  # real processes: the process tier
@@ -46,7 +51,7 @@ def test_save_writes_json_with_the_expected_keys(demo_run):
     assert done.returncode == 0, done.stderr
     found = json.loads(saved.read_text())
     assert set(found) == {"format", "machine", "part_a", "bits", "batcher", "verdict"}
-    assert found["format"] == "batching-lab-demo/1"
+    assert found["format"] == "batching-lab-demo/2"
     assert {"cpu_model", "cores", "usable_cpus", "machine", "python", "loadavg"} == set(
         found["machine"]
     )
@@ -54,9 +59,22 @@ def test_save_writes_json_with_the_expected_keys(demo_run):
     part_a = found["part_a"]
     assert part_a["sizes"] == [2**k for k in range(11)]  # 1, 2, 4 … 1,024, as Part A's
     assert sorted(part_a["by_size"], key=int) == [str(size) for size in part_a["sizes"]]
+    assert part_a["runs"] == len(part_a["orders"]) == FULL.part_a_runs  # as many as Part A's
+    assert part_a["orders"] == [sizes_order(SEED + run) for run in range(part_a["runs"])]
     for key, entry in part_a["by_size"].items():
         assert entry["size"] == int(key) and entry["calls"] > 0 and entry["per_call_us"] > 0
         assert entry["per_row_us"] == pytest.approx(entry["per_call_us"] / entry["size"], 1e-3)
+        assert len(entry["per_call_us_runs"]) == part_a["runs"]
+        assert entry["per_call_us"] == pytest.approx(statistics.median(entry["per_call_us_runs"]))
+        assert entry["spread"] == pytest.approx(spread(entry["per_call_us_runs"]), abs=1e-4)
+    noise = part_a["noise"]
+    worst = max(part_a["by_size"].values(), key=lambda entry: entry["spread"])
+    assert noise["at_size"] == worst["size"]
+    assert noise["largest_spread"] == pytest.approx(worst["spread"], abs=1e-4)
+    assert noise["spread_limit"] == TOO_NOISY_SPREAD
+    assert noise["too_noisy"] == (noise["largest_spread"] > TOO_NOISY_SPREAD)
+    said = "TOO NOISY TO LEAN ON" if noise["too_noisy"] else "steady enough to compare sizes"
+    assert said in done.stdout
     assert found["bits"]["equal"] is True
     race = found["batcher"]
     assert race["rate_per_s"] > 0 and race["arrivals"] > 0

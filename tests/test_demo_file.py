@@ -1,7 +1,9 @@
-"""The demo file (`python -m lab demo --save FILE`, format "batching-lab-demo/1") as the
+"""The demo file (`python -m lab demo --save FILE`, format "batching-lab-demo/2") as the
 simulator reads it (site_src/explorer/simulate.py: read_demo, for_machine, simulate(machine=…)):
 the lab's own Part A in a demo file gives back the lab's calibrated machine; a slower core
-gives a slower S; a missing or wrong field is refused with a message naming the field.
+gives a slower S; a missing or wrong field is refused with a message naming the field; a file
+whose runs disagree beyond the demo's limit is read with a warning, and a file of the first
+format ("batching-lab-demo/1", no spread recorded) is still read, with a note saying so.
 The demo's own run (which writes a real file) is tests/test_demo.py.
 
 Run: `.venv/bin/pytest -q tests/test_demo_file.py`.
@@ -17,6 +19,7 @@ from pathlib import Path
 import pytest
 
 from generator.simulation import validate as simulation
+from lab.model import timing
 from tests.support.demo import demo_of
 
 GOLDEN = Path(__file__).resolve().parent / "fixtures" / "golden" / "assets" / "data"
@@ -63,7 +66,8 @@ def test_a_core_twice_as_slow_has_half_the_s_and_says_so(sim, results):
 @pytest.mark.parametrize(
     "field",
     ["format", "machine", "machine.cpu_model", "machine.cores", "machine.python", "part_a",
-     "part_a.by_size", "part_a.by_size.1", "part_a.by_size.32.per_call_us"],
+     "part_a.by_size", "part_a.by_size.1", "part_a.by_size.32.per_call_us", "part_a.noise",
+     "part_a.noise.too_noisy"],
 )  # fmt: skip
 def test_a_missing_field_is_named(sim, results, field):
     demo = demo_of(results)
@@ -79,7 +83,9 @@ def test_a_missing_field_is_named(sim, results, field):
 @pytest.mark.parametrize(
     ("field", "value", "says"),
     [
-        ("format", "batching-lab-demo/2", '"batching-lab-demo/1"'),
+        ("format", "batching-lab-demo/3", '"batching-lab-demo/1" or "batching-lab-demo/2"'),
+        ("part_a.noise.too_noisy", "no", "true or false"),
+        ("part_a.noise.largest_spread", -0.1, "a share, 0 or more"),
         ("machine.cores", "two", "a whole number"),
         ("machine.cores", True, "a whole number"),
         ("machine.cpu_model", 7, "text"),
@@ -128,3 +134,42 @@ def test_the_command_line_reads_a_demo_file_and_names_a_bad_one(sim, results, tm
     assert refused.stderr.strip() == (
         "simulate: demo file: machine.python is missing; it should be text"
     )
+
+
+def test_the_demos_format_is_the_one_the_simulator_reads_first(sim):
+    from lab import demo
+
+    assert demo.DEMO_FORMAT == sim.DEMO_FORMAT and sim.DEMO_FORMAT in sim.DEMO_FORMATS
+
+
+def test_a_steady_file_is_read_without_a_caution(sim, results):
+    steady = demo_of(results, spread=timing.TOO_NOISY_SPREAD / 2)
+    found = sim.read_demo(steady)
+    assert found["noise"]["too_noisy"] is False and sim.demo_caution(found) == ""
+    text = sim.simulate(results, 32, 2, 1.6, window_s=0.5, machine=steady)
+    assert "too noisy" not in text and "older demo" not in text
+
+
+def test_a_noisy_file_is_read_with_a_warning_naming_its_spread(sim, results):
+    noisy = demo_of(results, spread=timing.TOO_NOISY_SPREAD * 2)
+    found = sim.read_demo(noisy)
+    assert found["noise"]["too_noisy"] is True
+    caution = sim.demo_caution(found)
+    limit = f"{timing.TOO_NOISY_SPREAD:.0%}"
+    spread = f"{timing.TOO_NOISY_SPREAD * 2:.1%}"
+    assert caution.startswith("Warning: this demo file's timings are too noisy to lean on")
+    assert f"differ by {spread} of their median, more than the demo's {limit} limit" in caution
+    text = sim.simulate(results, 32, 2, 1.6, window_s=0.5, machine=noisy)
+    assert caution in text.splitlines()
+
+
+def test_a_file_of_the_first_format_still_loads_and_says_what_it_lacks(sim, results):
+    old = demo_of(results, old=True)
+    assert old["format"] == "batching-lab-demo/1" and "noise" not in old["part_a"]
+    found = sim.read_demo(old)
+    assert found["noise"] is None and found["sizes"] == old["part_a"]["sizes"]
+    caution = sim.demo_caution(found)
+    assert caution.startswith('Note: this file is from an older demo (format "batching-lab-demo/1"')
+    assert "recorded no spread" in caution
+    mine = sim.for_machine(results, old)
+    assert mine["sources"]["speed"] == pytest.approx(1.0)

@@ -4,7 +4,8 @@
 The site is built with mkdocs.yml's default site_url (http://127.0.0.1:8000/) and served on
 another port, reached both as 127.0.0.1 and as localhost: an address other than the build's.
 Checks: the status line follows the worker (loading, running, stopped and starting again,
-ready); each run gets a fresh `results`; a control never replaces typed code without asking;
+ready); each run gets a fresh `results`; a control never replaces typed code without asking
+(tests/test_explorer_reader.py: the question it asks, permalinks, phones);
 numbers are rounded unless every digit is asked for; tracebacks show the reader's frames
 only; `simulate` prints exactly what CPython prints; a demo file chosen in the file input is
 checked, drawn and simulated (and a broken one is named); instant navigation keeps the same
@@ -305,7 +306,8 @@ def test_the_output_wraps_on_a_phone(site, browser):
     _, (base, _) = site
     context = browser.new_context(viewport=site_tools.PHONE, is_mobile=True, has_touch=True)
     try:
-        page = explorer_page(context, base).page
+        # A phone starts Python on the first Run (tests/test_explorer_reader.py), not at idle.
+        page = site_tools.open_page(context, base, base + "explorer/").page
         page.select_option('[data-role="mode"]', "simulate")
         site_tools.run_explorer(page)
         page.select_option('[data-role="mode"]', "setting")

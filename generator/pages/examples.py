@@ -28,17 +28,32 @@ class ExampleError(Exception):
     """An example that cannot be shown; the message names the file and why."""
 
 
-def namespace(results: dict) -> dict:
-    """What the reader's code sees in the box: its own copy of results and the functions."""
+def copy(results: dict) -> dict:
+    return json.loads(json.dumps(results))
+
+
+def namespace(results: dict, others: tuple = ()) -> dict:
+    """What the reader's code sees in the box: its own copy of results, the functions, and
+    campaign(NAME): this campaign's results or a compared one's (`others`), as the box's."""
     names = {name: getattr(explorer, name) for name in READER_FUNCTIONS}
-    return {"results": json.loads(json.dumps(results)), "simulate": simulate.simulate, **names}
+    by_name = {(item.get("campaign") or {}).get("name"): item for item in (results, *others)}
+
+    def campaign(name):
+        if name not in by_name:
+            known = ", ".join(repr(known) for known in by_name)
+            raise ValueError(f"campaign({name!r}): no such campaign here; the campaigns are "
+                             f"{known}")  # fmt: skip
+        return copy(by_name[name])
+
+    return {"results": copy(results), "simulate": simulate.simulate, "campaign": campaign,
+            **names}  # fmt: skip
 
 
-def answer(code: str, results: dict, where: str = "<example>") -> str:
+def answer(code: str, results: dict, where: str = "<example>", others: tuple = ()) -> str:
     """What the box prints for `code`: anything printed, then the last expression's value."""
     tree = ast.parse(code, where)
     last = tree.body.pop() if tree.body and isinstance(tree.body[-1], ast.Expr) else None
-    scope = namespace(results)
+    scope = namespace(results, others)
     printed = io.StringIO()
     with contextlib.redirect_stdout(printed):
         exec(compile(tree, where, "exec"), scope)  # noqa: S102 (the site's own example files)
@@ -51,15 +66,16 @@ def answer(code: str, results: dict, where: str = "<example>") -> str:
     return text
 
 
-def run(name: str, results: dict, folder: Path = FOLDER) -> dict:
-    """{"file": its path in the repository, "box": its text, "text": the answer}."""
+def run(name: str, results: dict, folder: Path = FOLDER, others: tuple = ()) -> dict:
+    """{"file": its path in the repository, "box": its text, "text": the answer}; `others`:
+    the compared campaigns' results, for an example that names one with campaign(NAME)."""
     path = Path(folder) / name
     try:
         code = path.read_text(encoding="utf-8").strip()
     except OSError as error:
         raise ExampleError(f"explorer example {name}: cannot read it ({error})") from error
     try:
-        text = answer(code, results, str(path))
+        text = answer(code, results, str(path), others)
     except Exception as error:  # the example's own failure, named
         raise ExampleError(f"explorer example {name}: {type(error).__name__}: {error}") from error
     return {"file": f"site_src/examples/{name}", "box": code, "text": text}

@@ -5,8 +5,8 @@ build with the template's path, line and the missing name. Other files under the
 folder are copied as they are, except other `.j2` files (macros and includes the
 templates import), which are not pages. The filters (ms, us, pct, times, num, rate, yesno,
 article, than, amount_range, run_label: generator/wording.py; from_json, slug) and the context
-(results, fig, cell, names, setting_name, ref, pictures, code_region, explorer_example) are
-documented in generator/SCHEMA.md. `ref("a.b")` quotes a fact of the
+(results, fig, cell, names, setting_name, ref, pictures, code_region, explorer_example,
+python_download) are documented in generator/SCHEMA.md. `ref("a.b")` quotes a fact of the
 original lesson's box (site_src/reference_box.json); an unknown one fails the build naming it.
 Run through `python -m generator build`.
 """
@@ -24,6 +24,7 @@ from generator.pages import examples, sources
 from generator.wording import (
     amount_range,
     article,
+    megabytes,
     ms,
     num,
     pct,
@@ -80,6 +81,7 @@ FILTERS = {
         "than": than,
         "amount_range": amount_range,
         "run_label": run_label,
+        "megabytes": megabytes,
     }.items()
 }
 
@@ -151,15 +153,22 @@ def chart_lookup(specs: dict | None):
 
 
 def context(
-    results: dict, names: dict, reference: Path | None = None, specs: dict | None = None
+    results: dict,
+    names: dict,
+    reference: Path | None = None,
+    specs: dict | None = None,
+    python_bytes: int | None = None,
+    others: tuple = (),
 ) -> dict:
     """What every template sees: the results, the figures' values, a cell lookup, the
     campaign's names (quiet_rate, busy_rate, stages), setting_name, ref, chart_figure, the
     pictures ({name: inline <svg>}, generator/charts/drawings.py), code_region(NAME), a marked
-    region of the lab's code (generator/pages/sources.py), and explorer_example(FILE), a file of
-    site_src/examples/ with the box's answer to it (generator/pages/examples.py); under the rounds
-    rule, signs_of(diff) (how many rounds were − and +) and rounds_resolvable(diff) (the
-    smallest shift those rounds would have told apart), generator/arithmetic/stats.py."""
+    region of the lab's code (generator/pages/sources.py), explorer_example(FILE), a file of
+    site_src/examples/ with the box's answer to it (generator/pages/examples.py; `others`, the
+    compared campaigns' results, are what its campaign(NAME) reads), python_download, the
+    bytes of the vendored Pyodide the explorer downloads (None: not known to this build); under
+    the rounds rule, signs_of(diff) (how many rounds were − and +) and rounds_resolvable(diff)
+    (the smallest shift those rounds would have told apart), generator/arithmetic/stats.py."""
     figures = {name: entry["value"] for name, entry in results.get("figures", {}).items()}
 
     def cell(setting: str, rate_key: str) -> dict:
@@ -176,7 +185,7 @@ def context(
 
     def explorer_example(name: str) -> dict:
         try:
-            return examples.run(name, results)
+            return examples.run(name, results, others=others)
         except examples.ExampleError as error:
             raise PageError(str(error)) from error
 
@@ -193,6 +202,7 @@ def context(
         "explorer_example": explorer_example,
         "signs_of": lambda diff: stats.signs_of(diff["diffs"]),
         "rounds_resolvable": lambda diff: stats.rounds_resolvable(diff["diffs"]),
+        "python_download": python_bytes,
     }
 
 
@@ -234,13 +244,16 @@ def page_outputs(
     names: dict,
     reference: Path | None = None,
     specs: dict | None = None,
+    python_bytes: int | None = None,
+    others: tuple = (),
 ) -> dict[str, bytes]:
-    """{path relative to docs/: content} of every rendered template and copied file."""
+    """{path relative to docs/: content} of every rendered template and copied file
+    (`python_bytes`, `others`: see `context`)."""
     pages_dir = Path(pages_dir)
     if not pages_dir.is_dir():
         return {}
     env = environment(pages_dir)
-    values = context(results, names, reference, specs)
+    values = context(results, names, reference, specs, python_bytes, others)
     outputs = {}
     for path in sorted(pages_dir.rglob("*")):
         if not path.is_file() or path.name.startswith("."):

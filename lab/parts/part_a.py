@@ -10,44 +10,18 @@ import json
 import os
 import subprocess
 import sys
-import time
 from pathlib import Path
 
 import numpy as np
 
 from lab import paths
 from lab.campaign.runmeta import base_meta, default_campaign
-from lab.design import PART_A_SIZES
 from lab.machine.core_watch import CoreWatch
 from lab.machine.processes import pin_command, single_thread_env
 from lab.machine.quiet import load_snapshot
 from lab.model import artifacts
-from lab.model.scoring import score
+from lab.model.timing import WARMUP_CALLS, sizes_order, time_calls
 from lab.rawformat import codec
-
-WARMUP_CALLS = 20
-
-
-def sizes_order(seed: int) -> list[int]:
-    """The sizes in the random order one run times them in."""
-    order = list(PART_A_SIZES)
-    np.random.default_rng(seed).shuffle(order)
-    return order
-
-
-def time_calls(model, rows: np.ndarray, size: int, calls: int) -> np.ndarray:
-    """Wall time in ns of `calls` predict_proba calls on the first `size` rows."""
-    score_rows = score  # a local name, as the clock: no global lookup inside the timed call
-    batch = np.ascontiguousarray(rows[:size])
-    for _ in range(WARMUP_CALLS):
-        score_rows(model, batch)
-    times = np.empty(calls, dtype=np.int64)
-    clock = time.perf_counter_ns
-    for index in range(calls):
-        start = clock()
-        score_rows(model, batch)
-        times[index] = clock() - start
-    return times
 
 
 def one_run(

@@ -266,7 +266,8 @@ def cell_lines(results, name: str, key: str) -> str:
         ["kept up", f"{cell['keeps_up_rounds']} of {rounds} rounds"],
     ]
     if "mean_batch_size" in cell:
-        rows.append(["mean batch", with_unit(cell["mean_batch_size"], "rows")])
+        mean = cell["mean_batch_size"]
+        rows.append(["mean batch", with_unit(mean, "row" if mean == 1 else "rows")])
     if "client_cpu_us_per_request" in cell:  # the load client's own cost (older files lack it)
         rows.append(["client CPU", with_unit(cell["client_cpu_us_per_request"], "µs/request")])
     if cell["missing_rounds"]:

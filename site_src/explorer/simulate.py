@@ -213,7 +213,10 @@ def with_costs(costs: dict, per_call_us=None, per_row_us=None, overhead_us=None)
 
 # --- the reader's machine (`python -m lab demo --save FILE`) -------------------------------
 
-DEMO_FORMAT = "batching-lab-demo/1"
+DEMO_FORMAT = "batching-lab-demo/2"  # what the demo writes now (lab/demo.py)
+# Every format this reads. "/1" came from a demo that timed each size in one block, one size
+# after another, and recorded no spread: still read, and said so (`demo_caution`).
+DEMO_FORMATS = ("batching-lab-demo/1", DEMO_FORMAT)
 
 
 class DemoFileError(ValueError):
@@ -238,10 +241,13 @@ def is_number(value) -> bool:
 
 
 def read_demo(demo) -> dict:
-    """The demo file's part_a curve and machine facts, checked: {sizes, per_call_us, machine}."""
+    """The demo file's part_a curve, machine facts and noise, checked: {format, sizes,
+    per_call_us, machine, noise} (noise None in a "/1" file, which did not record it)."""
     if not isinstance(demo, dict):
         raise DemoFileError(f"demo file: expected a JSON object, got {type(demo).__name__}")
-    demo_field(demo, "format", f'"{DEMO_FORMAT}"', lambda value: value == DEMO_FORMAT)
+    wanted = " or ".join(f'"{name}"' for name in DEMO_FORMATS)
+    found_format = demo_field(demo, "format", f"{wanted} (from `python -m lab demo --save`)",
+                              lambda value: value in DEMO_FORMATS)  # fmt: skip
     machine = {
         "cpu_model": demo_field(demo, "machine.cpu_model", "text", lambda v: isinstance(v, str)),
         "cores": demo_field(demo, "machine.cores", "a whole number, 1 or more",
@@ -261,8 +267,43 @@ def read_demo(demo) -> dict:
                               "a number of µs per call, more than 0",
                               lambda v: is_number(v) and v > 0)
                    for size in sizes]  # fmt: skip
-    return {"sizes": sizes, "per_call_us": [float(value) for value in per_call_us],
-            "machine": machine}  # fmt: skip
+    noise = None
+    if found_format != DEMO_FORMATS[0]:
+        noise = {
+            "spread_limit": demo_field(demo, "part_a.noise.spread_limit", "a share, more than 0",
+                                       lambda v: is_number(v) and v > 0),
+            "largest_spread": demo_field(demo, "part_a.noise.largest_spread",
+                                         "a share, 0 or more", lambda v: is_number(v) and v >= 0),
+            "at_size": demo_field(demo, "part_a.noise.at_size", "a batch size",
+                                  lambda v: isinstance(v, int) and not isinstance(v, bool)),
+            "too_noisy": demo_field(demo, "part_a.noise.too_noisy", "true or false",
+                                    lambda v: isinstance(v, bool)),
+        }  # fmt: skip
+    return {"format": found_format, "sizes": sizes,
+            "per_call_us": [float(value) for value in per_call_us], "machine": machine,
+            "noise": noise}  # fmt: skip
+
+
+def demo_caution(found: dict) -> str:
+    """What to keep in mind about a checked demo file (`read_demo`'s answer) before leaning on
+    it, in one sentence: too noisy, or from the older demo that recorded no spread; "" when
+    its runs agreed within the demo's limit."""
+    noise = found["noise"]
+    if noise is None:
+        return (
+            'Note: this file is from an older demo (format "batching-lab-demo/1") that timed '
+            "each size in one block, so a change of your machine's speed part-way would look "
+            "like a size effect, and it recorded no spread; `python -m lab demo --save FILE` "
+            "now interleaves the sizes and says how far its runs agree."
+        )
+    if noise["too_noisy"]:
+        rows = f"{noise['at_size']:,} row{'s' if noise['at_size'] != 1 else ''}"
+        return (
+            f"Warning: this demo file's timings are too noisy to lean on: its runs of {rows} "
+            f"differ by {noise['largest_spread']:.1%} of their median, more than the demo's "
+            f"{noise['spread_limit']:.0%} limit. Run the demo again on a quieter machine."
+        )
+    return ""
 
 
 def for_machine(results: dict, demo) -> dict:
@@ -698,6 +739,9 @@ def simulate(results, b, w=0, rate=1, seed=0, window_s=8.0, per_call_us=None,
                      f"{facts['python']}; work outside the model takes "
                      f"{costs['sources']['speed']:.2f} × the lab's time (as your one-row model "
                      "call does)")  # fmt: skip
+        caution = demo_caution(read_demo(machine))
+        if caution:
+            lines.append(caution)
         lines.append("assumed, not measured: " + "; ".join(MACHINE_ASSUMED))
     if machine is not None or per_call_us is not None or overhead_us is not None:
         outside = one_row_us(costs) - model_table(costs, 1)[1]

@@ -27,8 +27,9 @@
  *               {type: "ready", ms, python, start, reason, note, phases}
  *               {type: "saved", bytes, ms} | {type: "not-saved", text}
  *               {type: "answer", id, text, ok, ms}
- *               {type: "machine", ok, text, curve}: the demo file's check, and both
- *               Part A curves (the reader's and the lab's) for the page to draw
+ *               {type: "machine", ok, text, curve, caution}: the demo file's check, both
+ *               Part A curves (the reader's and the lab's) for the page to draw, and what to
+ *               keep in mind before leaning on it (simulate.demo_caution; "" when nothing)
  */
 import { loadPyodide, version as pyodideVersion } from "../vendor/pyodide/pyodide.mjs";
 import * as saved from "./explorer-snapshot.mjs";
@@ -91,8 +92,12 @@ def campaign(name):
 
 
 def wanted_campaigns(source):
-    """The compared campaigns the reader's code names and this worker has not fetched yet."""
-    return [name for name in COMPARED if name in source and name not in OTHER]
+    """The compared campaigns the reader's code names and this worker has not fetched yet;
+    every one when the code calls campaign() with a name it works out itself."""
+    named = [name for name in COMPARED if name in source]
+    if not named and "campaign(" in source:
+        named = list(COMPARED)
+    return [name for name in named if name not in OTHER]
 
 
 def load_campaign(name, text, failure):
@@ -140,13 +145,14 @@ def fresh_namespace():
 
 
 def use_machine(text):
-    """Check a demo file; (ok, message, curve) with both Part A curves for the page."""
+    """Check a demo file; (ok, message, curve, caution) with both Part A curves for the page,
+    and what to keep in mind before leaning on it (too noisy, or an older demo's file)."""
     try:
         found = simulator.read_demo(json.loads(text))
     except json.JSONDecodeError as error:
-        return False, f"demo file: not JSON ({error})", None
+        return False, f"demo file: not JSON ({error})", None, ""
     except simulator.DemoFileError as error:
-        return False, str(error), None
+        return False, str(error), None, ""
     machine[:] = [text]
     lab = json.loads(RESULTS_TEXT).get("part_a", {}).get("by_size", {})
     lab_sizes = sorted(int(size) for size in lab)
@@ -157,7 +163,7 @@ def use_machine(text):
     text = (f"Your machine: {facts['cpu_model']}, {facts['cores']} cores, Python "
             f"{facts['python']}; {len(found['sizes'])} batch sizes. "
             "It is in the box as my_machine.")
-    return True, text, json.dumps(curve)
+    return True, text, json.dumps(curve), simulator.demo_caution(found)
 
 
 def reader_error(error):
@@ -383,9 +389,9 @@ self.onmessage = async (event) => {
   await started;
   if (message.type === "machine") {
     const answer = useMachine(message.text);
-    const [ok, text, curve] = answer.toJs();
+    const [ok, text, curve, caution] = answer.toJs();
     answer.destroy();
-    postMessage({ type: "machine", ok, text, curve: curve && JSON.parse(curve) });
+    postMessage({ type: "machine", ok, text, curve: curve && JSON.parse(curve), caution });
     return;
   }
   if (message.type !== "run") return;

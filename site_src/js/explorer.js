@@ -5,11 +5,18 @@
  * The reader picks B, W and RATE (or two settings, a Part A batch size, a chunk size, or a
  * simulation); the box writes the Python call into an editable textarea; Run sends that code
  * to a module Web Worker (explorer-worker.mjs) that runs it in Pyodide and answers with plain
- * text, shown with textContent. A control never replaces code the reader typed: the box
- * offers the controls' call instead. The status line says what the worker is doing
- * (loading, running, stopping, ready). A demo file (`python -m lab demo --save`) chosen
- * in the file input is read here and sent to the worker only: nothing leaves the browser. Python starts when the page is idle (requestIdleCallback) or on the first
- * Run, whichever comes first; on a later visit the worker starts it from the snapshot this
+ * text, shown with textContent. A control never replaces code the reader typed without
+ * asking: a control changed after an edit asks, in the box, whether to replace the code with
+ * the controls' call and run it (and from then on the controls drive the box again). Every
+ * answer has a permalink: this page's address with the code (and the controls) in its
+ * fragment, #run=…; opening it fills the box and runs the code again. The status line says
+ * what the worker is doing (loading, running, stopping, ready). A demo file (`python -m lab
+ * demo --save`) chosen in the file input is read here and sent to the worker only: nothing
+ * leaves the browser. Python starts when the page is idle (requestIdleCallback) or on the
+ * first Run, whichever comes first, except on a phone (a narrow screen or a coarse pointer)
+ * or when the browser asks to save data (navigator.connection.saveData): there Python's
+ * download (its size, written by the generator into the box's data-python-size) waits for
+ * the reader's Run. On a later visit the worker starts it from the snapshot this
  * browser saved (see explorer-worker.mjs), and should that start hang, the box ends that
  * worker and starts one that skips the snapshot. Stop terminates the worker (runaway code)
  * and starts a fresh one. The worker outlives page changes, and the box is mounted again
@@ -44,6 +51,7 @@
     machineText: null, // the reader's demo file, sent again to every new worker
     machine: null, // the worker's answer about it: {ok, text, curve}
     code: null, // the box's code when the reader last edited it (kept across page changes)
+    asking: false, // the box asks whether the controls' call may replace the reader's code
   };
   let box = null; // the mounted box's elements (null when this page has none)
 
@@ -169,7 +177,23 @@
       return "Loading Python (once per visit)…" + (engine.running ? " Your run waits for it." : "");
     }
     if (engine.state === "failed") return "Python could not start.";
+    const asked = askFirst();
+    if (asked) {
+      const size = box.root.dataset.pythonSize;
+      const python = "Python" + (size ? " (" + size + ")" : "");
+      const why = asked === "save-data" ? "Your browser asks to save data, so " : "On a phone, ";
+      const what = box.root.dataset.linked ? "load it and run the linked code." : "load it.";
+      return why + python + " downloads only when you ask: press Run to " + what;
+    }
     return "Python starts when the page is idle, or when you press Run.";
+  }
+
+  // Why Python waits for the reader's Run ("phone", "save-data"), or "" when it starts at
+  // idle: a 14 MB download is not to be made unasked on a phone or a metered connection.
+  function askFirst() {
+    if (navigator.connection && navigator.connection.saveData) return "save-data";
+    const phone = "(max-width: 44.9375em), (pointer: coarse)"; // site.css's phone width
+    return window.matchMedia && window.matchMedia(phone).matches ? "phone" : "";
   }
 
   function showStatus(text) {
@@ -228,22 +252,40 @@
     });
   }
 
-  // The code is the controls' call until the reader types: then a control offers its call
-  // and replaces the typed code only when asked.
+  // The code is the controls' call until the reader types: then a control asks, once per
+  // change, whether its call may replace the typed code (and be run); yes hands the box back
+  // to the controls, no keeps the reader's code.
   function onControlChange() {
     showControlsFor(box.controls.mode.value);
     const call = callFromControls();
     if (box.code.value === box.written || box.code.value.trim() === "") {
       writeCode(call);
     } else {
-      box.offer.hidden = false;
-      box.offerCall.textContent = call;
+      ask(call);
     }
+  }
+
+  function ask(call) {
+    engine.asking = true;
+    box.offer.hidden = false;
+    box.offerCall.textContent = call;
+  }
+
+  function useControls() {
+    writeCode(callFromControls());
+    onRun();
+  }
+
+  function keepCode() {
+    engine.asking = false;
+    box.offer.hidden = true;
+    box.code.focus();
   }
 
   function writeCode(call) {
     box.code.value = box.written = call;
     engine.code = null;
+    engine.asking = false;
     box.offer.hidden = true;
   }
 
@@ -261,11 +303,14 @@
     engine.running = true;
     if (engine.state !== "ready") startWorker();
     showStatus();
+    current.permalink.hidden = true;
+    const code = current.code.value;
     try {
-      const answer = await runInWorker(current.code.value);
+      const answer = await runInWorker(code);
       current.output.textContent = answer.text;
       current.output.dataset.state = answer.ok ? "done" : "error";
       current.output.dataset.runMs = answer.ms.toFixed(2);
+      showPermalink(current, code);
     } catch (error) {
       current.output.textContent = error.message;
       current.output.dataset.state = "stopped";
@@ -276,6 +321,56 @@
       engine.running = false;
       showStatus();
     }
+  }
+
+  // ---- permalinks: this page's address with the code in it -------------------------------
+
+  // The fragment: run=<the code>, and the values of the controls this mode shows when the
+  // code is their call (so the controls come back as they were).
+  function permalinkFor(code) {
+    const fields = new URLSearchParams();
+    fields.set("run", code);
+    if (code === box.written) {
+      for (const [name, control] of Object.entries(box.controls)) {
+        if (control.closest("label[hidden]")) continue; // not this mode's
+        if (control.type === "checkbox") fields.set(name, control.checked ? "1" : "0");
+        else fields.set(name, control.value);
+      }
+    }
+    const url = new URL(window.location.href);
+    url.hash = fields.toString();
+    return url.href;
+  }
+
+  function showPermalink(current, code) {
+    current.permalinkLink.href = permalinkFor(code);
+    current.permalinkNote.textContent = /\bmy_machine\b/.test(code)
+      ? " (it reads your demo file: choose it again there)"
+      : "";
+    current.permalink.hidden = false;
+  }
+
+  // A permalink opened (or this page's fragment changed to one): the controls and the code it
+  // carries go in the box, which runs it (or, where Python waits to be asked, says so).
+  function openPermalink() {
+    const fields = new URLSearchParams(window.location.hash.slice(1));
+    const code = fields.get("run");
+    if (code === null || !box) return false;
+    for (const [name, control] of Object.entries(box.controls)) {
+      const value = fields.get(name);
+      if (value === null) continue;
+      if (control.type === "checkbox") control.checked = value === "1";
+      else if (control.tagName !== "SELECT" || [...control.options].some((o) => o.value === value)) {
+        control.value = value;
+      }
+    }
+    showControlsFor(box.controls.mode.value);
+    writeCode(callFromControls());
+    if (code !== box.written) box.code.value = engine.code = code; // the reader's own code
+    box.root.dataset.linked = "true";
+    if (engine.state === "ready" || engine.state === "loading" || !askFirst()) onRun();
+    else showStatus();
+    return true;
   }
 
   // ---- the reader's machine: a demo file, read here, checked and kept by the worker -------
@@ -292,9 +387,15 @@
 
   function showMachine() {
     if (!box || !engine.machine || !box.machineStatus) return;
-    const { ok, text, curve } = engine.machine;
+    const { ok, text, curve, caution } = engine.machine;
     box.machineStatus.textContent = text;
-    box.machineStatus.dataset.state = ok ? "done" : "error";
+    box.machineStatus.dataset.state = ok ? (caution ? "caution" : "done") : "error";
+    if (caution) {
+      const line = document.createElement("strong");
+      line.className = "explorer-caution";
+      line.textContent = caution;
+      box.machineStatus.append(document.createElement("br"), line);
+    }
     box.controls.mine.disabled = !ok;
     if (!ok) return;
     if (!box.controls.mine.checked) {
@@ -381,6 +482,9 @@
       output: role("output"),
       offer: role("offer"),
       offerCall: role("offer-call"),
+      permalink: role("permalink"),
+      permalinkLink: role("permalink-link"),
+      permalinkNote: role("permalink-note"),
       machineFile: page("machine-file"),
       machineStatus: page("machine-status"),
       machineChart: page("machine-chart"),
@@ -398,23 +502,26 @@
     box.stop.addEventListener("click", stopWorker);
     box.code.addEventListener("keydown", onKey);
     box.code.addEventListener("input", onType);
-    role("offer-use").addEventListener("click", () => writeCode(callFromControls()));
+    role("offer-use").addEventListener("click", useControls);
+    role("offer-keep").addEventListener("click", keepCode);
     if (box.machineFile) box.machineFile.addEventListener("change", onMachineFile);
     showControlsFor(box.controls.mode.value);
     const typed = engine.code;
+    const asking = engine.asking;
     writeCode(callFromControls());
     if (typed !== null) {
       box.code.value = engine.code = typed; // the reader's code, back after a page change
-      box.offer.hidden = false;
-      box.offerCall.textContent = callFromControls();
+      if (asking) ask(callFromControls());
     }
     showMachine();
-    showStatus();
-    // A benchmark may ask for a cold start on the first click instead of at idle.
-    if (!window.explorerNoIdleStart) whenIdle(() => startWorker());
+    if (!openPermalink()) showStatus();
+    // A benchmark may ask for a cold start on the first click instead of at idle; a phone, or
+    // a browser saving data, waits for the reader's Run.
+    if (!window.explorerNoIdleStart && !askFirst()) whenIdle(() => startWorker());
   }
 
   window.explorerEngine = engine; // read by the benchmark (start-up and answer times)
+  window.addEventListener("hashchange", () => openPermalink());
   if (window.document$) window.document$.subscribe(mount);
   else document.addEventListener("DOMContentLoaded", mount);
 })();

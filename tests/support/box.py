@@ -4,8 +4,9 @@ site_src/js/explorer-worker.mjs holds the box's set-up as Python text (SETUP): t
 names (`results`, lookup, compare, …, `simulate` with its own checks), and run_reader_code,
 which prints what the box prints. `Box(site)` runs that text in CPython on the site's own
 files (results.json, explorer.py, simulate.py, simulation.json, as the worker fetches them),
-with two stand-ins: the folder the worker writes its modules to (a temporary one, not
-/explorer) and Pyodide's eval_code (the value of the last expression). So a test can compare
+with three stand-ins: the folder the worker writes its modules to (a temporary one, not
+/explorer), Pyodide's eval_code (the value of the last expression), and the worker's fetch of
+another campaign's results (read from the site's folder). So a test can compare
 what a page shows with what the box prints, without a browser (tests/test_examples.py), and
 the browser test of the same example then checks Pyodide agrees.
 """
@@ -42,7 +43,7 @@ class Box:
     """The box's Python on the built site in `site` (its assets/ as the worker fetches them)."""
 
     def __init__(self, site: Path):
-        assets = Path(site) / "assets"
+        assets = self.assets = Path(site) / "assets"
         self.folder = tempfile.TemporaryDirectory(prefix="explorer-box-")
         simulation = assets / "data" / "simulation.json"
         scope = {
@@ -72,7 +73,14 @@ class Box:
         self.scope = scope
 
     def run(self, code: str) -> tuple[bool, str]:
-        """(ok, printed text) of the reader's `code`, as the box shows it."""
+        """(ok, printed text) of the reader's `code`, as the box shows it; the campaigns the
+        code wants fetched first, from the site's assets/data/campaigns/, as the worker does."""
+        for name in self.scope["wanted_campaigns"](code):
+            path = self.assets / "data" / "campaigns" / f"{name}.json"
+            if path.exists():
+                self.scope["load_campaign"](name, path.read_text(), "")
+            else:
+                self.scope["load_campaign"](name, "", f"{path.name}: HTTP 404")
         ok, text = self.scope["run_reader_code"](code)
         return ok, text
 

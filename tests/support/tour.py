@@ -245,7 +245,8 @@ def visit(context, base: str, url: str, source: str) -> PageSeen:
 
 def tour(browser, base: str, viewport: str) -> list[PageSeen]:
     """Every page of the nav at `viewport` (a phone's with touch), the system palette light;
-    the explorer starts Python when the page is idle, as a reader's does."""
+    the explorer starts Python when the page is idle on a desktop and waits for Run on a phone,
+    as a reader's does."""
     source = axe_source()
     mobile = viewport == "phone"
     context = browser.new_context(
