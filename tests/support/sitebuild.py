@@ -74,11 +74,12 @@ def builder_config(config: Path, docs: Path, builder: str) -> Path:
     folder and its cache inside the config's own folder: ZENSICAL_OUT and .cache/ there."""
     with config.open() as opened:
         theme = yaml_load(opened)["theme"]
-    child = {"INHERIT": str(config.resolve()), "docs_dir": str(docs)}
+    # Folders relative to the child config's own: Zensical 0.0.73 panics on absolute ones.
+    child = {"INHERIT": str(config.resolve()), "docs_dir": docs.name}
     if theme.get("custom_dir"):
         child["theme"] = {"custom_dir": str((config.parent / theme["custom_dir"]).resolve())}
     if builder == "zensical":
-        child["site_dir"] = str(docs.parent / ZENSICAL_OUT)
+        child["site_dir"] = ZENSICAL_OUT
     path = docs.parent / f"{builder}.yml"
     path.write_text(json.dumps(child))  # JSON is YAML
     return path
