@@ -76,11 +76,12 @@ test: setup data vendor browser shellcheck perf check  ## run every test (after 
 	LESSON_TEST_BUILDS=$(CURDIR)/$(TEST_BUILDS) $(PY) -m pytest -n 2 --dist loadfile -m "not browser"
 	LESSON_TEST_BUILDS=$(CURDIR)/$(TEST_BUILDS) $(PY) -m pytest -m browser
 
-check: setup  ## lint, format check (ruff), the import rules (import-linter) and the secret scan
+check: setup  ## lint, format check (ruff), the import rules (import-linter), the secret scan, the workflows (actionlint)
 	$(PY) -m ruff check .
 	$(PY) -m ruff format --check .
 	$(VENV)/bin/lint-imports
 	$(PY) tests/secret_scan.py
+	$(VENV)/bin/actionlint
 
 format: setup  ## apply ruff's fixes and formatting
 	$(PY) -m ruff check --fix .
