@@ -5,7 +5,7 @@ VENV := .venv
 PY := $(VENV)/bin/python
 UV := $(shell command -v uv 2>/dev/null || echo $(VENV)-uv/bin/uv)
 
-.PHONY: help setup data vendor browser shellcheck perf test test-fast check format serve build report clean
+.PHONY: help setup data vendor browser shellcheck perf test test-fast check format serve build build-zensical report clean
 
 help:  ## list the targets
 	@grep -E '^[a-z-]+:.*## ' $(MAKEFILE_LIST) | sed 's/:.*## /\t/'
@@ -68,7 +68,7 @@ perf:  ## Linux perf for the scheduler-trace test (apt-get, as root, when missin
 TEST_BUILDS := .cache/test-builds
 FAST_TIER := not (browser or fulldata or campaign or process)
 
-test-fast: setup  ## the one-minute loop: the fast tier, on two workers
+test-fast: setup vendor  ## the one-minute loop: the fast tier, on two workers
 	$(PY) -m pytest -n 2 -q -m "$(FAST_TIER)" --durations=10
 
 test: setup data vendor browser shellcheck perf check  ## run every test (after `make check`)
@@ -76,24 +76,32 @@ test: setup data vendor browser shellcheck perf check  ## run every test (after 
 	LESSON_TEST_BUILDS=$(CURDIR)/$(TEST_BUILDS) $(PY) -m pytest -n 2 --dist loadfile -m "not browser"
 	LESSON_TEST_BUILDS=$(CURDIR)/$(TEST_BUILDS) $(PY) -m pytest -m browser
 
-check: setup  ## lint, format check (ruff), the import rules (import-linter) and the secret scan
+check: setup  ## lint, format check (ruff), the import rules (import-linter), the secret scan, the workflows (actionlint)
 	$(PY) -m ruff check .
 	$(PY) -m ruff format --check .
 	$(VENV)/bin/lint-imports
 	$(PY) tests/secret_scan.py
+	$(VENV)/bin/actionlint
 
 format: setup  ## apply ruff's fixes and formatting
 	$(PY) -m ruff check --fix .
 	$(PY) -m ruff format .
 
-build: setup vendor  ## build the static site into site/ from the committed data
-	$(PY) -m mkdocs build --strict
+# The generator writes the whole docs/ (pages, data, charts, scripts, styles, runtimes); a
+# builder turns it into HTML: MkDocs (the default) or Zensical, from the same mkdocs.yml.
+build: setup vendor  ## build the static site into site/ from the committed data (MkDocs)
+	$(PY) -m generator build
+	NO_MKDOCS_2_WARNING=1 $(PY) -m mkdocs build --strict
 
-serve: setup vendor  ## build and serve the site at http://127.0.0.1:8000/
-	$(PY) -m mkdocs serve --strict -a 127.0.0.1:8000
+build-zensical: setup vendor  ## the same site built by Zensical, into site-zensical/
+	$(PY) -m generator build
+	$(PY) -m zensical build --strict -f mkdocs.zensical.yml
+
+serve: setup vendor  ## build and serve the site at http://127.0.0.1:8000/, rebuilt as site_src/ or data/ change
+	$(PY) site_src/serve.py --dev-addr 127.0.0.1:8000
 
 clean:  ## remove everything rebuildable
-	rm -rf $(VENV) $(VENV)-uv .cache site vendor docs/[!.]*
+	rm -rf $(VENV) $(VENV)-uv .cache site site-zensical vendor docs/[!.]*
 
 report: setup  ## recompute every published number from the raw data; fails on any disagreement
 	$(PY) -m generator report

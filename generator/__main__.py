@@ -1,21 +1,23 @@
 """Command line: `python -m generator build|report|figures [--campaign NAME] [--raw DIR]`.
 
-build   write docs/assets/data/results.json, docs/assets/charts/*.json, the pages and the
-        site's JS, CSS and explorer (the tests' fixture has its own rebuild:
-        `python -m tests.support.golden`)
+build   write the whole docs/ the site's builder reads: results.json, chart specs, pictures,
+        the pages, the site's JS, CSS and explorer and the checked runtimes (`make build` runs
+        it, then MkDocs; the tests' fixture has its own rebuild: `python -m tests.support.golden`)
 report  recompute every published figure from the raw files and compare (exit 1 on the
         first disagreement)
 figures list the named figures of the campaign with their values
-Bad raw data or a bad template exit 2 with one line naming the file and what is wrong.
+Bad raw data, a bad template or missing runtimes exit 2 with one line naming what is wrong.
+The campaign and the raw folder default to LESSON_CAMPAIGN and LESSON_RAW when they are set.
 """
 
 import argparse
 import dataclasses
+import os
 import sys
 import time
 from pathlib import Path
 
-from generator.build import ROOT, SITE
+from generator.build import ROOT, SITE, site_sources
 
 # The explorer loads results.json whole on every visit: a full campaign must fit. Raised from
 # 300,000 on 2026-12-01: full-20261130 with its speed probe's counts and the comparison's
@@ -32,12 +34,21 @@ def parse(argv) -> argparse.Namespace:
     parser.add_argument("command", choices=("build", "report", "figures"))
     parser.add_argument(
         "--campaign",
-        default=None,
-        help="folder under --raw (default: newest complete full campaign, else newest)",
+        default=os.environ.get("LESSON_CAMPAIGN") or None,
+        help="folder under --raw (default: LESSON_CAMPAIGN, else the newest complete full "
+        "campaign, else the newest)",
     )
-    parser.add_argument("--raw", type=Path, default=ROOT / "data" / "raw")
+    parser.add_argument(
+        "--raw", type=Path, default=Path(os.environ.get("LESSON_RAW") or ROOT / "data" / "raw")
+    )
     parser.add_argument("--out", type=Path, default=ROOT / "docs")
-    parser.add_argument("--pages", type=Path, default=ROOT / "site_src" / "pages")
+    parser.add_argument(
+        "--site-src",
+        type=Path,
+        default=None,
+        help="build: the site's sources (default site_src/; a copy's own vendor/ is checked)",
+    )
+    parser.add_argument("--pages", type=Path, default=None, help="build: other page templates")
     parser.add_argument(
         "--results",
         type=Path,
@@ -56,7 +67,9 @@ def parse(argv) -> argparse.Namespace:
 def build(args) -> int:
     from generator.build import build_site
 
-    sources = dataclasses.replace(SITE, pages=args.pages)
+    sources = site_sources(args.site_src) if args.site_src else SITE
+    if args.pages:
+        sources = dataclasses.replace(sources, pages=args.pages)
     started = time.perf_counter()
     summary = build_site(args.raw, args.campaign, args.out, sources)
     took = time.perf_counter() - started
@@ -92,13 +105,14 @@ def report(args) -> int:
 
 
 def main(argv=None) -> int:
+    from generator.build import MissingRuntimes
     from generator.pages.render import PageError
     from generator.reading.load import DataError
 
     args = parse(argv)
     try:
         return {"build": build, "report": report, "figures": figures}[args.command](args)
-    except (DataError, PageError) as error:
+    except (DataError, PageError, MissingRuntimes) as error:
         print(f"generator: {error}", file=sys.stderr)
         return 2
 

@@ -12,15 +12,19 @@ runs that never passed the slow-run rule go to assets/data/slow_spell.json
 to assets/data/attempts.json (generator/arithmetic/attempts.py); under the interval rule, the grid's
 intervals to assets/data/intervals.json (generator/arithmetic/grid_verdicts.py).
 
-`build_site(raw_dir, campaign, out_dir, sources)` is the Python API (the MkDocs hook calls
-it with `site_sources(site_src)`); `python -m generator build` is the command. The campaign
-is judged by its own rules and guesses and named by its own names (its description). Every
-chart a page names must have a spec, or the build fails naming the page. Files are written
-only when their content changed, so `mkdocs serve` does not rebuild for nothing; chart
-specs, pictures and pages a previous build wrote and this one does not are removed (those
-folders are ours).
+`build_site(raw_dir, campaign, out_dir, sources)` is the Python API; `python -m generator build`
+is the command (`make build` runs it, then the site's builder, MkDocs or Zensical, over the
+docs/ it wrote). The docs/ it writes is complete: pages, data, charts, stand-ins, the site's
+JS and CSS, the explorer, and the checked browser runtimes (Pyodide, plotly.js) copied from
+vendor/ (site_src/vendor.py; a build without them stops first, asking for `make vendor`). The
+campaign is judged by its own rules and guesses and named by its own names (its
+description). Every chart a page names must have a spec, or the build fails naming the page.
+Files are written only when their content changed, so a serving builder (`make serve`) does
+not rebuild for nothing; chart specs, pictures and pages a previous build wrote and this one
+does not are removed (those folders are ours).
 """
 
+import importlib.util
 import re
 from dataclasses import dataclass
 from pathlib import Path
@@ -69,7 +73,8 @@ class Sources:
     ((source folder, folder under the output), …), the reference box `ref()` quotes, the
     what-ifs the simulator answers for the pages (generator/simulation/whatif.py) and `bench`, the
     folder of the machinery's benchmarks the handler page reads (data/bench/,
-    generator/arithmetic/bench_files.py; None: no benchmarks shown)."""
+    generator/arithmetic/bench_files.py; None: no benchmarks shown) and `runtimes`, the module
+    that checks the vendored browser runtimes (site_src/vendor.py; None: none shipped)."""
 
     pages: Path
     static: tuple = ()
@@ -77,6 +82,11 @@ class Sources:
     bench: Path | None = None
     whatifs: Path | None = None
     python: Path | None = None  # the vendored Pyodide the explorer downloads (vendor/pyodide/)
+    runtimes: Path | None = None
+
+
+class MissingRuntimes(Exception):
+    """The vendored browser runtimes are missing or altered (`make vendor` fetches them)."""
 
 
 def site_sources(site_src: Path) -> Sources:
@@ -93,6 +103,7 @@ def site_sources(site_src: Path) -> Sources:
         whatifs=site_src / "whatifs.json",
         bench=site_src.parent / "data" / "bench",
         python=site_src.parent / "vendor" / "pyodide",
+        runtimes=site_src / "vendor.py",
     )
 
 
@@ -126,6 +137,21 @@ def download_bytes(folder: Path | None) -> int | None:
     if folder is None or not Path(folder).is_dir():
         return None
     return sum(path.stat().st_size for path in sorted(Path(folder).iterdir()) if path.is_file())
+
+
+def runtime_files(sources: Sources) -> dict[Path, bytes]:
+    """{path under the output: content} of the checked browser runtimes (assets/vendor/…),
+    or MissingRuntimes naming what is missing. The vendor module is loaded by its path, so a
+    copy of site_src/ (a test's) checks the vendor/ folder beside it."""
+    if sources.runtimes is None:
+        return {}
+    spec = importlib.util.spec_from_file_location("site_vendor", sources.runtimes)
+    vendor = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(vendor)
+    try:
+        return vendor.site_files()
+    except vendor.VendorError as error:
+        raise MissingRuntimes(f"vendor: {error}") from error
 
 
 def check_charts(page_files: dict, chart_names: set) -> None:
@@ -197,8 +223,11 @@ def published(whole: dict, others: tuple[dict, ...] = ()) -> Build:
     return Build(whole=whole, results=shown, tables=tables, others=tuple(others))
 
 
-def outputs(build: Build, sources: Sources, names: dict) -> dict[Path, bytes]:
-    """{path under out_dir: content} of everything one build writes."""
+def outputs(
+    build: Build, sources: Sources, names: dict, runtimes: dict | None = None
+) -> dict[Path, bytes]:
+    """{path under out_dir: content} of everything one build writes (`runtimes`: the checked
+    browser runtimes, `runtime_files`)."""
     files = {
         RESULTS_PATH: results.to_json(build.results).encode(),
         CELLS_PATH: cells_csv.cells_csv(build.whole).encode(),
@@ -223,6 +252,7 @@ def outputs(build: Build, sources: Sources, names: dict) -> dict[Path, bytes]:
     check_charts(page_files, set(specs))
     files.update({Path(relative): content for relative, content in page_files.items()})
     files.update(static_files(sources))
+    files.update(runtimes or {})
     return files
 
 
@@ -304,12 +334,14 @@ def build_site(
     """Build results.json, charts, pages and static files; returns what was written.
     The simulator's runs are cached in `cache_dir` (default: simulation_cache.folder()).
 
-    Raises load.DataError (bad raw data) or pages.PageError (bad template), one line each.
+    Raises MissingRuntimes (before any other work), load.DataError (bad raw data) or
+    pages.PageError (bad template), one line each.
     """
     out_dir = Path(out_dir)
+    runtimes = runtime_files(sources)
     chosen = load.choose_campaign(Path(raw_dir), campaign)
     build = make_build(Path(raw_dir), chosen, sources, cache_dir)
-    files = outputs(build, sources, chosen.description.names)
+    files = outputs(build, sources, chosen.description.names, runtimes)
     written = [
         str(path)
         for path, content in sorted(files.items())

@@ -10,8 +10,8 @@ the git-ignored `vendor/` folder, and each of those files is checked against its
     python site_src/vendor.py          # fetch and check (idempotent; what `make vendor` runs)
     python site_src/vendor.py --check  # only check what is already in vendor/
 
-The MkDocs hook calls `install_into(site_dir)` after every build to copy the checked files
-into the built site under `assets/vendor/`.
+The generator (generator/build.py `runtime_files`) puts the checked files in docs/ under
+`assets/vendor/` with `site_files()`, so every builder ships them as they are.
 """
 
 import argparse
@@ -169,24 +169,18 @@ def ensure_all() -> None:
         fetch(pin)
 
 
-def install_into(site_dir: Path) -> None:
-    """Copy every checked runtime file into the built site (assets/vendor/<folder>/)."""
-    for pin in SITE_PINS:
-        left = problems(pin)
-        if left:
-            raise VendorError("; ".join(left) + " (run `make vendor`)")
-        target = Path(site_dir) / SITE_SUBDIR / pin.folder
-        target.mkdir(parents=True, exist_ok=True)
-        for name in pin.files:
-            source, copy = pin.local_dir / name, target / name
-            # mkdocs serve rebuilds often: skip the 10 MB copy when nothing changed.
-            if (
-                copy.exists()
-                and copy.stat().st_size == source.stat().st_size
-                and copy.stat().st_mtime >= source.stat().st_mtime
-            ):
-                continue
-            shutil.copy2(source, copy)
+def site_files() -> dict[Path, bytes]:
+    """{path under the site: content} of every checked runtime file the site ships
+    (assets/vendor/<folder>/<name>); VendorError, asking for `make vendor`, when one is
+    missing or altered."""
+    left = [line for pin in SITE_PINS for line in problems(pin)]
+    if left:
+        raise VendorError("; ".join(left) + " (run `make vendor`)")
+    return {
+        SITE_SUBDIR / pin.folder / name: (pin.local_dir / name).read_bytes()
+        for pin in SITE_PINS
+        for name in pin.files
+    }
 
 
 def main(argv=None) -> int:

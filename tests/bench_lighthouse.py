@@ -15,13 +15,18 @@ average around the runs (the machine may be shared), into data/bench/site.json u
 "lighthouse" (the rest of the file is kept). With --before OLD_SITE (a site built from an
 earlier commit), that site is measured too, page by page in turn with this one, so both see
 the same moments of a busy machine, and recorded under "lighthouse_before"; without it, an
-earlier run's "lighthouse_before" is dropped (it was measured beside other numbers). Targets
+earlier run's "lighthouse_before" is dropped (it was measured beside other numbers). With
+--zensical, the site is built once by the generator and then by both builders (MkDocs and
+Zensical, from the same mkdocs.yml), and both are measured page by page in turn on Words, Part B
+and the batch route (unless --pages says otherwise), into "lighthouse_builders" {builder:
+result} (the rest of the file, "lighthouse" too, is kept). Targets
 (issue 19): every chart page within 5 points of the Words page's score, LCP ≤ 4 s and
 TBT ≤ 200 ms.
 
     .venv/bin/python tests/bench_lighthouse.py --runs 3
     .venv/bin/python tests/bench_lighthouse.py --runs 3 --before OLD_SITE --before-commit SHA
     .venv/bin/python tests/bench_lighthouse.py --runs 1 --pages / /part-b/ --note "busy machine"
+    .venv/bin/python tests/bench_lighthouse.py --runs 3 --zensical
 """
 
 import argparse
@@ -40,6 +45,7 @@ ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))  # the tests' support package
 
 from tests.support import browser as site_tools  # noqa: E402 (build, serve and page helpers)
+from tests.support import sitebuild  # noqa: E402 (the generator and the two builders)
 
 OUT = ROOT / "data" / "bench" / "site.json"
 LIGHTHOUSE_DIR = ROOT / "tests" / "lighthouse"
@@ -49,6 +55,7 @@ CHROME_FLAGS = (
     "--disable-component-update --disable-sync --no-first-run"
 )
 TEXT_PAGE = "/words/"
+BUILDER_PAGES = [TEXT_PAGE, "/part-b/", "/batch-route/"]  # --zensical's pages
 TARGETS = {"score_below_words_at_most": 5, "lcp_ms": 4000, "tbt_ms": 200}
 METRICS = {
     "fcp_ms": "first-contentful-paint",
@@ -195,10 +202,15 @@ def main(argv=None) -> int:
         "--pages", nargs="+", help=f"only these paths (e.g. / {TEXT_PAGE} /part-b/); default all"
     )
     parser.add_argument("--note", default="", help="a sentence kept with the numbers")
+    parser.add_argument(
+        "--zensical", action="store_true", help="MkDocs' and Zensical's builds side by side"
+    )
     args = parser.parse_args(argv)
     if not LIGHTHOUSE.exists():
         print("Lighthouse is missing: run `npm ci --prefix tests/lighthouse`", file=sys.stderr)
         return 1
+    if args.zensical:
+        return builders(args)
     with tempfile.TemporaryDirectory() as folder:
         site = args.site
         if site is None:  # built for its own address; the server's port does not matter here
@@ -219,6 +231,30 @@ def main(argv=None) -> int:
     for label, result in results.items():
         pages = {p: {k: v for k, v in r.items() if k != "runs"} for p, r in result["pages"].items()}
         print(label, json.dumps({"pages": pages, "met": result["met"]}, indent=2))
+    return 0
+
+
+def builders(args) -> int:
+    """MkDocs' and Zensical's builds of one docs/, measured page by page in turn."""
+    with tempfile.TemporaryDirectory(prefix="lighthouse-builders-") as work:
+        docs = Path(work) / "docs"
+        done = sitebuild.generate(docs)
+        if done.returncode != 0:
+            raise SystemExit(f"the generator failed:\n{done.stderr}")
+        sites = {}
+        for builder in sitebuild.BUILDERS:
+            sites[builder] = Path(work) / sitebuild.SITE_FOLDERS[builder]
+            built = sitebuild.builder_run(builder, docs, sites[builder])
+            if built.returncode != 0:
+                raise SystemExit(f"{builder} failed:\n{built.stderr}")
+        results = measure(sites, args.runs, args.pages or list(BUILDER_PAGES), args.note)
+    bench = json.loads(OUT.read_text()) if OUT.exists() else {}
+    bench["lighthouse_builders"] = results
+    OUT.parent.mkdir(parents=True, exist_ok=True)
+    OUT.write_text(json.dumps(bench, indent=2) + "\n")
+    for label, result in results.items():
+        pages = {p: {k: v for k, v in r.items() if k != "runs"} for p, r in result["pages"].items()}
+        print(label, json.dumps(pages, indent=2))
     return 0
 
 

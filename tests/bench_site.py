@@ -19,18 +19,26 @@ request blocked, a fresh browser profile for each cold measurement):
   * blocking time after the first paint, per page, on a phone-sized page with Chromium's CPU
     really slowed 4× (issue 19: Lighthouse simulates that slowdown; this measures it), and the
     longest task;
-  * full rebuild time: the generator alone, and `mkdocs build --strict` (generator included).
+  * full rebuild time: the generator alone, and `mkdocs build --strict` (generator included);
+  * the two builders side by side (`--builders` measures only this, into "builders"): one docs/
+    written by the generator, then MkDocs and Zensical each build it (`mkdocs build --strict`,
+    `zensical build --strict --clean`; wall time and the process's CPU time), the built folder's
+    size, and each page's weight without Pyodide, before any interaction and after the reader
+    scrolled to every chart (each build served in turn).
 Targets: warm answer < 50 ms, first answer after idle start < 1 s, first answer on a later
 visit < 1 s, warm simulation ≤ 1 s, page weight < 2 MB.
-Writes its keys into data/bench/site.json (keeping the others, e.g. tests/bench_lighthouse.py's)
+`--builders` runs only the builders' comparison. Writes its keys into data/bench/site.json
+(keeping the others, e.g. tests/bench_lighthouse.py's)
 and prints them. The browser uses every core it is given, as a reader's does; while the lab
 measures on core 1, run it as `taskset -c 0 .venv/bin/python tests/bench_site.py` so it does
 not disturb them (the file records the cores used).
 """
 
+import argparse
 import json
 import os
 import platform
+import resource
 import statistics
 import sys
 import tempfile
@@ -304,9 +312,78 @@ def rebuild_times() -> dict:
     }
 
 
-def main() -> int:
+def folder_bytes(folder: Path) -> int:
+    return sum(path.stat().st_size for path in folder.rglob("*") if path.is_file())
+
+
+def builders_side_by_side(runs: int = 3) -> dict:
+    """One docs/ from the generator, then each builder's build of it, `runs` times in turn
+    (median wall and CPU seconds), the built folder's size, and each page's weight in each
+    build (served in turn)."""
     from playwright.sync_api import sync_playwright
 
+    found = {builder: {"build_s": [], "build_cpu_s": []} for builder in sitebuild.BUILDERS}
+    with tempfile.TemporaryDirectory(prefix="bench-builders-") as work:
+        docs = Path(work) / "docs"
+        done = sitebuild.generate(docs)
+        if done.returncode != 0:
+            raise RuntimeError(f"the generator failed:\n{done.stderr}")
+        sites = {builder: Path(work) / sitebuild.SITE_FOLDERS[builder] for builder in found}
+        for _ in range(runs):
+            for builder, site in sites.items():
+                cpu = resource.getrusage(resource.RUSAGE_CHILDREN)
+                began = time.perf_counter()
+                built = sitebuild.builder_run(builder, docs, site)
+                took = time.perf_counter() - began
+                after = resource.getrusage(resource.RUSAGE_CHILDREN)
+                if built.returncode != 0:
+                    raise RuntimeError(f"{builder} failed:\n{built.stderr}")
+                found[builder]["build_s"].append(round(took, 2))
+                spent = after.ru_utime + after.ru_stime - cpu.ru_utime - cpu.ru_stime
+                found[builder]["build_cpu_s"].append(round(spent, 2))
+        with sync_playwright() as playwright:
+            browser = site_tools.launch(playwright)
+            for builder, site in sites.items():
+                with site_tools.serve(site, site_tools.free_port()) as base:
+                    found[builder]["page_bytes_before_interaction"] = page_weights(
+                        browser, base, read_charts=False
+                    )
+                    found[builder]["page_bytes_without_pyodide"] = page_weights(browser, base)
+                found[builder]["site_bytes"] = folder_bytes(site)
+            browser.close()
+    for result in found.values():
+        for key in ("build_s", "build_cpu_s"):
+            result[key.replace("_s", "_s_median")] = statistics.median(result[key])
+    return {
+        "machine": {"cpu_count": os.cpu_count(), "load_1min": round(os.getloadavg()[0], 2)},
+        "runs": runs,
+        "versions": builder_versions(),
+        **found,
+    }
+
+
+def builder_versions() -> dict:
+    from importlib.metadata import version
+
+    return {name: version(name) for name in ("mkdocs", "mkdocs-material", "zensical")}
+
+
+def write(result: dict) -> None:
+    OUT.parent.mkdir(parents=True, exist_ok=True)
+    kept = json.loads(OUT.read_text()) if OUT.exists() else {}  # other benchmarks' keys stay
+    OUT.write_text(json.dumps({**kept, **result}, indent=2) + "\n")
+    print(json.dumps(result, indent=2))
+
+
+def main(argv=None) -> int:
+    from playwright.sync_api import sync_playwright
+
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--builders", action="store_true", help="only the builders side by side")
+    args = parser.parse_args(argv)
+    if args.builders:
+        write({"builders": builders_side_by_side()})
+        return 0
     rebuild = rebuild_times()
     with tempfile.TemporaryDirectory() as folder:
         site_dir, port = Path(folder), site_tools.free_port()
@@ -349,10 +426,7 @@ def main() -> int:
             "page_bytes": max(weights.values()) < TARGETS["page_bytes"],
         },
     }
-    OUT.parent.mkdir(parents=True, exist_ok=True)
-    kept = json.loads(OUT.read_text()) if OUT.exists() else {}  # other benchmarks' keys stay
-    OUT.write_text(json.dumps({**kept, **result}, indent=2) + "\n")
-    print(json.dumps(result, indent=2))
+    write(result)
     return 0
 
 

@@ -222,11 +222,12 @@ def shared_builds(tmp_path_factory):
     return shared_builds(tmp_path_factory.getbasetemp())
 
 
-@pytest.fixture(scope="session")
-def built_site(shared_builds):
-    """`mkdocs build --strict` of the committed data with mkdocs.yml's own settings, made once
-    per test run (tests/support/sitebuild.py); tests only read it."""
-    return shared_builds.site
+@pytest.fixture(scope="session", params=["mkdocs", "zensical"])
+def built_site(request, shared_builds):
+    """The committed data's site with mkdocs.yml's own settings, built by MkDocs and by Zensical
+    (each test that reads it runs on both), made once per test run
+    (tests/support/sitebuild.py); tests only read it."""
+    return shared_builds.sites[request.param]
 
 
 @pytest.fixture(scope="session")
@@ -258,13 +259,15 @@ def browser(playwright):
 
 
 @pytest.fixture(scope="session")
-def served_site(built_site):
-    """(site_dir, base URL): the run's one build served on a free port of 127.0.0.1, an
-    address other than the build's own (site_src/js/site-address.js makes any address work)."""
+def served_site(shared_builds):
+    """(site_dir, base URL): the run's MkDocs build served on a free port of 127.0.0.1, an
+    address other than the build's own (site_src/js/site-address.js makes any address work).
+    Every browser test runs on it; tests/test_builds_browser.py runs a stated subset on
+    Zensical's build and under a sub-path too."""
     from tests.support.browser import free_port, serve
 
-    with serve(built_site, free_port()) as base:
-        yield built_site, base
+    with serve(shared_builds.site, free_port()) as base:
+        yield shared_builds.site, base
 
 
 @pytest.fixture(scope="session")

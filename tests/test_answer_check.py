@@ -26,7 +26,7 @@ from tests.support.rawfiles import rewrite_meta
 FIXTURE = Path(__file__).resolve().parent / "fixtures"
 RAW = FIXTURE / "raw"
 # The site's own pages, without its static files or benchmarks (not what these tests check).
-SOURCES = dataclasses.replace(SITE, static=(), bench=None)
+SOURCES = dataclasses.replace(SITE, static=(), bench=None, runtimes=None)
 DIFFERING_FIRST = [3, 17]
 
 

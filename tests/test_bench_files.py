@@ -43,7 +43,7 @@ ROWS = {  # the handler page's trace table: row label -> the file's measure
 
 
 def sources(bench: Path | None):
-    return dataclasses.replace(SITE, static=(), bench=bench)
+    return dataclasses.replace(SITE, static=(), bench=bench, runtimes=None)
 
 
 def build(out: Path, bench: Path | None) -> dict:

@@ -26,7 +26,7 @@ from tests.support.rawfiles import rewrite_meta  # a run's meta.json changed, it
 
 FIXTURE = Path(__file__).resolve().parent / "fixtures"
 RAW = FIXTURE / "raw"
-SOURCES = dataclasses.replace(SITE, static=(), bench=None)
+SOURCES = dataclasses.replace(SITE, static=(), bench=None, runtimes=None)
 
 
 def build(raw: Path, out: Path) -> dict:

@@ -29,12 +29,12 @@ READY = "document.querySelector('[data-explorer]')?.dataset.engine === 'ready'"
 
 
 @pytest.fixture(scope="module")
-def site(built_site, patience):
-    """The run's one build (mkdocs.yml's own address) served on another port, reached both as
-    127.0.0.1 and as localhost: (site_dir, [two base URLs])."""
+def site(shared_builds, patience):
+    """The run's MkDocs build (mkdocs.yml's own address) served on another port, reached both
+    as 127.0.0.1 and as localhost: (site_dir, [two base URLs])."""
     port = site_tools.free_port()
-    with site_tools.serve(built_site, port) as base:
-        yield built_site, [base, base.replace("127.0.0.1", "localhost")]
+    with site_tools.serve(shared_builds.site, port) as base:
+        yield shared_builds.site, [base, base.replace("127.0.0.1", "localhost")]
 
 
 @pytest.fixture(scope="module")

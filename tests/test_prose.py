@@ -231,6 +231,6 @@ def test_the_built_site_reads_right_and_its_tables_keep_their_rows(shared_builds
     assert broken_sentences(pages) == []
     for page, text in pages.items():
         built = shared_builds.site / ("" if page == "index.md" else page[:-3]) / "index.html"
-        # Markdown tables (the hook makes them focusable to scroll); not heatmaps or code
+        # Markdown tables (site_src/boxes.py makes them focusable to scroll); not heatmaps or code
         tables = re.findall(r"<table(?: tabindex=\"0\")?>(.*?)</table>", built.read_text(), re.S)
         assert rows_of(tables) == markdown_tables(text), page

@@ -1,12 +1,13 @@
 """The site builds strictly and fails loudly: `pytest tests/test_site_build.py`.
 
-Builds with `mkdocs build --strict` (the hook runs the generator on the committed campaign,
-or on the generator's fixture campaign before one is committed) into a temporary folder, its
-docs/ too (tests/sitebuild.py), and checks what a reader gets: every page of the nav, every
-chart named by a page has a spec, the runtimes are the pinned files, the original box's facts
-are filled in, and nothing is fetched from another origin. Then it breaks things on purpose:
-a template naming a missing value, an unknown reference fact, a chart without a spec, a page
-left out of the nav, a broken link (those five built side by side), missing runtimes.
+Builds as `make build` does, the generator then the builder (tests/support/sitebuild.py: the
+committed campaign, or the generator's fixture campaign before one is committed), into a
+temporary folder, its docs/ too, and checks what a reader gets, in MkDocs' build and in
+Zensical's (`built_site`): every page of the nav, every chart named by a page has a spec, the
+runtimes are the pinned files, the original box's facts are filled in, and nothing is fetched
+from another origin. Then it breaks things on purpose (MkDocs, the default builder): a template
+naming a missing value, an unknown reference fact, a chart without a spec, a page left out of
+the nav, a broken link (those five built side by side), missing runtimes.
 """
 
 import functools
@@ -21,7 +22,7 @@ from pathlib import Path
 import pytest
 
 from generator.reading import load
-from tests.support.sitebuild import FIXTURE_RAW, at_once, mkdocs_build, raw_dir
+from tests.support.sitebuild import FIXTURE_RAW, at_once, raw_dir, site_build
 
 ROOT = Path(__file__).resolve().parent.parent
 
@@ -48,7 +49,8 @@ NAV_PAGES = [
 
 @pytest.fixture(scope="module")
 def site(built_site):
-    """The run's one build with mkdocs.yml's own settings (conftest.py's `built_site`)."""
+    """The run's one build with mkdocs.yml's own settings, by each builder (conftest.py's
+    `built_site`)."""
     return built_site
 
 
@@ -86,7 +88,7 @@ class Nesting(HTMLParser):
 
 
 def test_every_page_closes_what_it_opens_and_each_table_box_holds_its_table(site):
-    """The build's own rewriting (site_src/hooks.py puts Markdown tables in a .table-box) leaves
+    """The pages' own rewriting (site_src/boxes.py puts Markdown tables in a .table-box) leaves
     every page well nested: a stray </div> would close Material's text column early."""
     for page in NAV_PAGES:
         html = (site / page).read_text()
@@ -190,7 +192,7 @@ def test_no_page_loads_anything_from_another_origin(site):
 
 
 def make_scratch(folder: Path) -> Path:
-    """A copy of the site sources (config, hook, pages) to break without touching the real ones."""
+    """A copy of the site sources (config, site_src/) to break without touching the real ones."""
     copy = folder / "project"
     shutil.copytree(
         ROOT / "site_src", copy / "site_src", ignore=shutil.ignore_patterns("__pycache__")
@@ -206,9 +208,9 @@ def scratch(tmp_path):
 
 
 def build_scratch(scratch: Path, tmp_path: Path) -> subprocess.CompletedProcess:
-    # The copied hook renders its own site_src/; the generator is the real repository's (mkdocs
-    # runs there). The small fixture campaign: a broken page fails the same way on any campaign.
-    return mkdocs_build(tmp_path / "site", scratch / "mkdocs.yml", raw=FIXTURE_RAW)
+    # The generator (the real repository's) renders the copy's own site_src/ and checks the copy's
+    # vendor/. The small fixture campaign: a broken page fails the same way on any campaign.
+    return site_build(tmp_path / "site", scratch / "mkdocs.yml", raw=FIXTURE_RAW)
 
 
 BROKEN_PAGES = {
@@ -264,7 +266,7 @@ def test_missing_runtimes_stop_the_build_asking_for_make_vendor(scratch, tmp_pat
     done = build_scratch(scratch, tmp_path)
     assert done.returncode != 0
     assert "run `make vendor`" in done.stderr + done.stdout
-    assert not any((scratch / "vendor").iterdir())  # the hook fetched nothing
+    assert not any((scratch / "vendor").iterdir())  # the build fetched nothing
 
 
 def test_a_runtime_file_altered_or_missing_is_refused(tmp_path, monkeypatch):
@@ -277,8 +279,8 @@ def test_a_runtime_file_altered_or_missing_is_refused(tmp_path, monkeypatch):
     (tmp_path / "vendor" / pin.folder).mkdir(parents=True)
     (tmp_path / "vendor" / pin.folder / "plotly-basic.min.js").write_text("alert('not plotly')")
     assert any("pinned sha256" in line for line in vendor.problems(pin))
-    with pytest.raises(vendor.VendorError):
-        vendor.install_into(tmp_path / "site")
+    with pytest.raises(vendor.VendorError, match="run `make vendor`"):
+        vendor.site_files()
 
 
 def test_pages_render_when_every_named_figure_is_absent(site):

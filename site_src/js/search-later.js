@@ -1,6 +1,6 @@
 /*
  * The search index is fetched when the reader reaches for search, not on every page load.
- * Loaded in <head> of every page (before Material's bundle) by site_src/hooks.py.
+ * Loaded in <head> of every page (before Material's bundle) by site_src/theme/main.html.
  *
  * Material asks for search/search_index.json (the whole site's text, about 175 KB) and builds
  * its Lunr index in a worker (about 300 ms of a core) as soon as a page opens, whether or not

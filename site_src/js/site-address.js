@@ -1,6 +1,6 @@
 /*
  * Instant navigation wherever the site is served. Loaded in <head> of every page (before
- * Material's bundle) by site_src/hooks.py `on_post_page`.
+ * Material's bundle) by site_src/theme/main.html.
  *
  * Material swaps pages in place only for links found in sitemap.xml, whose addresses are
  * built from mkdocs.yml's site_url; it corrects their protocol and host name to the served

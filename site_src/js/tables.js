@@ -50,7 +50,7 @@
     });
   }
 
-  // A table's outermost box: the .table-box every Markdown table is built in (site_src/hooks.py;
+  // A table's outermost box: the .table-box every Markdown table is built in (site_src/boxes.py;
   // Material's scroll box sits inside it), or the box or table itself (the heatmaps).
   function outer(element) {
     return element.closest(".table-box") || element;

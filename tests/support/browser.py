@@ -20,7 +20,7 @@ import pytest
 from mkdocs.utils.yaml import yaml_load
 
 from tests.support.modules import load_explorer
-from tests.support.sitebuild import mkdocs_build
+from tests.support.sitebuild import site_build
 
 ROOT = Path(__file__).resolve().parents[2]
 CHROMIUM = Path("/usr/bin/chromium")
@@ -110,11 +110,12 @@ def calibrate_patience(browser, site_dir: Path, base: str) -> None:
 # --- building and serving ----------------------------------------------------------------
 
 
-def build_site(site_dir: Path, base: str) -> None:
-    """The site built for serving at `base`; a failed build raises with mkdocs' output."""
-    done = mkdocs_build(site_dir, site_url=base)
+def build_site(site_dir: Path, base: str, builder: str = "mkdocs") -> None:
+    """The site built for serving at `base` (by MkDocs, or `builder`); a failed build raises
+    with the generator's and the builder's output."""
+    done = site_build(site_dir, site_url=base, builder=builder)
     if done.returncode != 0:
-        raise RuntimeError(f"mkdocs build failed:\n{done.stdout}\n{done.stderr}")
+        raise RuntimeError(f"{builder} build failed:\n{done.stdout}\n{done.stderr}")
 
 
 class SiteHandler(http.server.SimpleHTTPRequestHandler):
@@ -149,15 +150,41 @@ def free_port() -> int:
         return probe.getsockname()[1]
 
 
+def under(handler_class, folder: str):
+    """`handler_class` serving its directory under /<folder>/ only (as a project site is
+    served, https://<owner>.github.io/<repo>/); every other path is not found."""
+    prefix = f"/{folder.strip('/')}/"
+
+    class Under(handler_class):
+        def send_head(self):
+            if self.path.split("?")[0] == prefix[:-1]:  # /repo: on to /repo/, as hosts do
+                self.send_response(301)
+                self.send_header("Location", prefix)
+                self.end_headers()
+                return None
+            if not self.path.startswith(prefix):
+                self.send_error(404)
+                return None
+            return super().send_head()
+
+        def translate_path(self, path):
+            return super().translate_path("/" + path[len(prefix) :])
+
+    return Under
+
+
 @contextlib.contextmanager
-def serve(site_dir: Path, port: int, handler_class=SiteHandler):
-    """Serve site_dir at http://127.0.0.1:<port>/ in a thread; yields the base URL."""
+def serve(site_dir: Path, port: int, handler_class=SiteHandler, folder: str = ""):
+    """Serve site_dir at http://127.0.0.1:<port>/ in a thread, or under /<folder>/ of it;
+    yields the base URL."""
+    if folder:
+        handler_class = under(handler_class, folder)
     handler = functools.partial(handler_class, directory=str(site_dir))
     server = QuietServer(("127.0.0.1", port), handler)
     thread = threading.Thread(target=server.serve_forever, daemon=True)
     thread.start()
     try:
-        yield f"http://127.0.0.1:{port}/"
+        yield f"http://127.0.0.1:{port}/" + (f"{folder.strip('/')}/" if folder else "")
     finally:
         server.shutdown()
         server.server_close()
