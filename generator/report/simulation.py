@@ -9,11 +9,15 @@ it runs again here; everything around it is recomputed without generator/simulat
   * the calibration: calibrate() on the report's own Part A, S, client CPU and Part C numbers
     (to the 5 significant digits results.json publishes them with, as the build fed them:
     the calibration's differences would magnify the last digit) gives the published costs;
+    the growth with load and the machinery (calibrate_results) from the published Part B
+    cells, machinery and Part C, which the report's other sections check against the raw runs,
+    give the published `load`, timer, batcher and answer clock;
   * SAMPLE cells (the worst of each metric, the first keeps-up disagreement, then a walk
     over settings and rates) simulated again over every seed: their medians and keeps-up
     are the published ones;
   * every cell's relative error against the report's own measured cell, the keeps-up
-    agreement, and the summary (counts, median and worst errors and where);
+    agreement, and the summary (counts, median and worst errors and where), and the same
+    over the batched cells alone (`held_out`: the cells the fit never read);
   * the what-ifs: each call run again prints the published answer, with the same S.
 Used by `python -m generator report`.
 """
@@ -27,6 +31,8 @@ from site_src.explorer import simulate
 SAMPLE = 4
 METRICS = ("p50_ms", "p99_ms", "throughput")
 COSTS = ("client_send_us", "client_receive_us", "handler_before_us", "answer_us", "S")
+LOAD = ("client_line", "outside_line", "batcher_us_per_batch", "service_wake_us")
+MACHINERY = ("timer", "batcher", "answer_clock", "spread")
 
 
 class SimulationDisagreement(Exception):
@@ -164,23 +170,23 @@ def check_errors(cells, results, check) -> list:
     return rows
 
 
-def check_summary(rows: list, summary: dict, check) -> None:
+def check_summary(rows: list, summary: dict, check, where_summary="simulation summary") -> None:
     disagree = [(name, key, sim) for name, key, sim, kept, _ in rows if sim["keeps_up"] != kept]
     kept = [row for row in rows if row[3]]
-    check.same("simulation summary cells", summary["cells"], len(rows))
-    check.same("simulation summary keeps_up_agree", summary["keeps_up_agree"],
+    check.same(f"{where_summary} cells", summary["cells"], len(rows))
+    check.same(f"{where_summary} keeps_up_agree", summary["keeps_up_agree"],
                len(rows) - len(disagree))  # fmt: skip
-    check.same("simulation summary keeps_up_disagree", summary["keeps_up_disagree"],
+    check.same(f"{where_summary} keeps_up_disagree", summary["keeps_up_disagree"],
                [f"{name} at {key}" for name, key, _ in disagree])  # fmt: skip
-    check.same("simulation summary simulated_only_kept_up", summary["simulated_only_kept_up"],
+    check.same(f"{where_summary} simulated_only_kept_up", summary["simulated_only_kept_up"],
                sum(bool(sim["keeps_up"]) for _, _, sim in disagree))  # fmt: skip
-    check.same("simulation summary kept_up_cells", summary["kept_up_cells"], len(kept))
+    check.same(f"{where_summary} kept_up_cells", summary["kept_up_cells"], len(kept))
     for metric in METRICS:
         errors = [(e[metric], name, key) for name, key, _, _, e in kept if e[metric] is not None]
         if not errors:
             continue
         worst = max(errors, key=lambda row: abs(row[0]))
-        where = f"simulation summary {metric}"
+        where = f"{where_summary} {metric}"
         check.same(f"{where} cells", summary[metric]["cells"], len(errors))
         published = [summary[metric]["worst_setting"], summary[metric]["worst_rate"]]
         check.same(f"{where} worst at", published, list(worst[1:]))
@@ -204,10 +210,8 @@ def check_examples(sim, results: dict, check) -> int:
         check.same(
             f"what-if {example['name']} text", example["text"], sim.simulate(results, **call)
         )
-        costs = sim.with_costs(sim.calibrate(results["part_a"], results["saturation"],
-                                             results["part_c"]),
-                               call.get("per_call_us"), call.get("per_row_us"),
-                               call.get("overhead_us"))  # fmt: skip
+        costs = sim.with_costs(sim.calibrate_results(results), call.get("per_call_us"),
+                               call.get("per_row_us"), call.get("overhead_us"))  # fmt: skip
         check.dig(results, ("simulation", "examples", index, "S"), costs["S"])
     return len(examples)
 
@@ -223,13 +227,24 @@ def check(data: dict, results: dict, check, say, sources: dict) -> None:
     for key in COSTS:
         check.dig(results, ("simulation", "calibration", key), own[key])
     check.dig(results, ("simulation", "calibration", "model_us"), own["model_us"])
-    published = sim.calibrate(results["part_a"], results["saturation"], results["part_c"])
+    published = sim.calibrate_results(results)
+    for key in MACHINERY:
+        check.same(f"simulation calibration {key}", section["calibration"][key], published[key])
+    if "load" in published:
+        for key in LOAD:
+            check.dig(results, ("simulation", "calibration", "load", key), published["load"][key])
+    else:
+        check.same("simulation calibration load", "load" in section["calibration"], False)
     cells, table = sources["cells"], section["settings"]
     pairs = sampled(section["summary"], table, results["design"]["settings"],
                     results["design"]["rate_multiples"])  # fmt: skip
     check_cells_again(sim, published, data, cells, results, check, pairs)
     rows = check_errors(cells, results, check)
     check_summary(rows, section["summary"], check)
+    caps = {name: cell["cap"] for (name, _), cell in cells.items()}
+    batched = [row for row in rows if caps[row[0]] > 1]
+    if batched:
+        check_summary(batched, section["held_out"], check, "simulation held_out")
     examples = check_examples(sim, results, check)
     summary = section["summary"]
     say(

@@ -97,7 +97,7 @@ def command_line(call: dict) -> str:
 
 def outcome(sim, results: dict, call: dict) -> dict:
     """The simulated machine's S and the numbers behind the printed answer (same runs)."""
-    costs = sim.calibrate(results.get("part_a"), results.get("saturation"), results.get("part_c"))
+    costs = sim.calibrate_results(results)
     costs = sim.with_costs(costs, *(call.get(key) for key in ASSUMED_COSTS))
     share = results.get("design", {}).get("keeps_up_share", sim.KEEPS_UP_SHARE)
     arrival_rate = float(call["rate"]) * costs["S"]

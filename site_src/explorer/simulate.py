@@ -12,27 +12,41 @@ Your own machine: `simulate(results, 32, 2, 1.6, machine=json.load(open("my-demo
 with a file from `python -m lab demo --save my-demo.json` (`read_demo` checks it).
 Checked against every measured Part B cell by `python -m generator.simulation`.
 
-The machine: one core shared by two processes, every cost in µs of that core.
-  * The client (lab/openloop.py) wakes at each scheduled arrival (Poisson, seeded) and sends
-    (`client_send_us`); it reads each answer (`client_receive_us`). Oldest first.
+The machine: one core shared by two processes, every cost in µs of that core. The campaign's
+machinery (results.json `machinery`, `machinery()`) says which of two it was.
+  * The client (lab/load/openloop.py) wakes at each scheduled arrival (Poisson, seeded) and
+    sends (`client_send_us`); it reads answers (`client_receive_us`), oldest first. First
+    machinery: it is woken by every answer and times it when it reads it. Second: it is woken
+    only by arrivals and every COLLECT_US while answers are owed, and an answer is timed by the
+    kernel's receive timestamp (when the service wrote it).
   * The service is one uvloop event loop (lab/service/app.py). Each iteration runs the callbacks
     that were ready when it began, then polls the sockets (each request the client has sent
     becomes a handler callback for the next iteration), then runs due timers. With nothing
-    to do it sleeps in epoll until a request comes or its timer is due.
+    to do it sleeps in epoll until a request comes or its timer is due; waking costs
+    `service_wake_us`.
   * A handler costs `handler_before_us` (uvicorn, FastAPI, parse, feature lookup). Mode none:
     the same callback scores the row (`model_us` at 1 row) and answers (`answer_us`).
-  * Queue mode follows lab/service/batcher.py step by step: a submit sets the batcher's event when B
-    rows wait or W = 0, else the first row arms a timer; the batcher callback takes up to B
-    rows, calls the model once (`model_us` at that size, piecewise linear between measured
-    sizes), plans the leftovers and yields (sleep(0)); each answer is its own callback.
-  * Timers are uvloop's: `call_later` rounds the delay to whole ms counted on a loop clock
-    that is itself whole ms (a delay under 0.5 ms becomes `call_soon`, so the batcher checks
-    again every iteration); an idle loop's epoll timeout is whole ms from its cached clock,
-    and the kernel ends it `timer_slack_us` late.
+  * Queue mode follows lab/service/batcher.py step by step. First machinery: a submit sets the
+    batcher task's event when B rows wait or W = 0, else the first row arms a timer; the task
+    takes up to B rows, calls the model once (`model_us` at that size, piecewise linear between
+    measured sizes) plus `batcher_us_per_batch`, plans the leftovers and yields (sleep(0)).
+    Second: a full batch is scored inside the handler that filled it; W = 0 scores what
+    gathered at the loop's next callback; W > 0 when the first row's W has passed. Each answer
+    is its own callback.
+  * W's timer. First machinery: uvloop's `call_later`, which rounds the delay to whole ms
+    counted on a loop clock that is itself whole ms (a delay under 0.5 ms becomes `call_soon`,
+    so the batcher checks again every iteration); an idle loop's epoll timeout is whole ms from
+    its cached clock, and the kernel ends it `timer_slack_us` late. Second: a timerfd that
+    wakes the loop at the deadline itself (lab/machine/timer.py).
+  * Every cost is a fixed part plus an exponential tail (`spread_tail`, from Part C's p99 over
+    p50 of one /predict round trip).
   * The kernel's scheduler: a woken process does not take the core from the running one
     until that one sleeps or, at a scheduler tick (`tick_us`), has run its slice (`slice_us`).
-Latency counts from the scheduled arrival. Costs come from `calibrate(part_a, saturation,
-part_c)`, which never sees Part B: Part B is what the simulator is checked against.
+  * The work outside the model grows with load (`load_fit()`, `at_load()`): the client's and
+    the service's cost per request on straight lines in the arrival rate, fitted on the Part B
+    cells that never batch (none, queue B=1); the batched cells are what checks them.
+Latency counts from the scheduled arrival. Costs come from `calibrate_results(results)`:
+`calibrate(part_a, saturation, part_c)` (never Part B) and the fit above.
 """
 
 import argparse
@@ -56,6 +70,9 @@ SLICE_US = 1500.0
 TICK_US = 4000.0
 MS = 1000.0
 CONNECTIONS = 512  # the open-loop client's kept-alive connections (lab/openloop.py)
+# The second machinery's client reads answers every 5 ms while any are owed and no arrival is
+# due sooner (COLLECT_NS in lab/load/openloop.py): the lab's code, not a measurement.
+COLLECT_US = 5000.0
 MAX_REQUESTS = 200_000  # per simulated run, so one answer stays quick
 # Kinds of ready callbacks in the simulated loop.
 HANDLERS, ANSWERS, BATCHER = 0, 1, 2
@@ -186,6 +203,194 @@ def calibrate(part_a: dict, saturation: dict, part_c: dict) -> dict:
     }
 
 
+# What the campaign recorded about its machinery (results.json `machinery`, from its runs'
+# meta: generator/arithmetic/machinery.py), and how the simulator runs each.
+MACHINERY = {
+    "first": {"timer": "uvloop", "batcher": "task", "client_collect_us": None},
+    "second": {"timer": "timerfd", "batcher": "inline", "client_collect_us": COLLECT_US},
+}
+KERNEL_CLOCK = "kernel receive timestamp"  # a run's `answer_clock` when the kernel timed it
+
+
+def machinery(section: dict | None) -> dict:
+    """How the campaign's service and client ran, from results.json `machinery`: the first
+    (a batcher task woken by an event, W on uvloop's whole-millisecond timers, a client on an
+    event loop woken by every answer, latency to the client's read) or the second (a batch
+    leaves inside the handler that fills it or at the loop's next callback, W on a timerfd, a
+    client with no event loop woken only by its arrivals and every COLLECT_US while owed,
+    latency to the kernel's receive timestamp when most runs recorded it). A campaign that
+    recorded none (or a mix) runs as the first, and says so."""
+    section = section or {}
+    kind = section.get("kind")
+    found = dict(MACHINERY["second" if kind == "second" else "first"])
+    clocks = section.get("answer_clocks") or {}
+    kernel = clocks.get(KERNEL_CLOCK, 0)
+    found["answer_clock"] = "received" if kernel * 2 > sum(clocks.values()) else "read"
+    found["machinery"] = kind if kind in MACHINERY else f"{kind or 'not recorded'}: as first"
+    return found
+
+
+def straight_line(points: list) -> tuple:
+    """Least squares (intercept, slope) through [(x, y)]; flat at the mean with one x."""
+    xs = [x for x, _ in points]
+    mean_x, mean_y = sum(xs) / len(xs), sum(y for _, y in points) / len(points)
+    spread_x = sum((x - mean_x) ** 2 for x in xs)
+    if spread_x == 0:
+        return mean_y, 0.0
+    slope = sum((x - mean_x) * (y - mean_y) for x, y in points) / spread_x
+    return mean_y - slope * mean_x, slope
+
+
+def median(values: list) -> float:
+    ordered = sorted(values)
+    middle = len(ordered) // 2
+    return ordered[middle] if len(ordered) % 2 else (ordered[middle - 1] + ordered[middle]) / 2
+
+
+def load_fit(part_b: dict | None, saturation: dict, base: dict) -> dict:
+    """The work outside the model as the load grows, fitted on the settings that never batch
+    (none and queue B=1) and on nothing else, so the batched cells check it:
+      * the open-loop client's CPU per request at x × S: a straight line through every
+        unbatched cell's `client_cpu_us_per_request`;
+      * the service's own work per answer outside the model at x × S: a straight line
+        through the none cells that fell behind in every round (their throughput is what the
+        core could give): 10⁶ / throughput − that client − the one-row model call;
+      * the batcher's machinery per batch: the queue B=1 cells that fell behind in every
+        round, the median of their work per answer over none's line at the same rate;
+      * waking from sleep: the open-loop client's line at no load (every request wakes it)
+        over the closed-loop client of the S runs (which hardly sleeps), the same for the
+        service (both block in epoll on the same kernel).
+    None when Part B has no unbatched cell that fell behind (nothing to fit)."""
+    settings = (part_b or {}).get("settings") or {}
+    clients, none, queue = [], [], []
+    for setting in settings.values():
+        if setting.get("max_batch", 2) > 1:
+            continue
+        for key, cell in setting.get("rates", {}).items():
+            if cell.get("rounds") and cell.get("client_cpu_us_per_request") is not None:
+                clients.append((float(key), float(cell["client_cpu_us_per_request"])))
+    if not clients:
+        return None
+    client = straight_line(clients)
+    model_one = base["model_us"][0]
+    for setting in settings.values():
+        if setting.get("max_batch", 2) > 1:
+            continue
+        for key, cell in setting.get("rates", {}).items():
+            if cell.get("rounds") and cell.get("keeps_up_rounds") == 0 and cell.get("throughput"):
+                x = float(key)
+                outside = 1e6 / cell["throughput"] - (client[0] + client[1] * x) - model_one
+                (none if setting["max_batch"] == 0 else queue).append((x, outside))
+    if not none:
+        return None
+    service = straight_line(none)
+    per_batch = [y - (service[0] + service[1] * x) for x, y in queue]
+    return {
+        "client_line": [round(value, 5) for value in client],
+        "outside_line": [round(value, 5) for value in service],
+        "batcher_us_per_batch": round(max(median(per_batch), 0.0), 3) if per_batch else 0.0,
+        "service_wake_us": round(max(client[0] - base["sources"]["client_us"], 0.0), 3),
+        "client_at_s_us": round(base["client_send_us"] + base["client_receive_us"], 3),
+        "service_at_s_us": round(base["handler_before_us"] + base["answer_us"], 3),
+        "client_cells": len(clients),
+        "fell_behind_none": [round(x, 3) for x, _ in none],
+        "fell_behind_queue": [round(x, 3) for x, _ in queue],
+    }
+
+
+def tail_share(part_c: dict | None) -> float:
+    """How much of each cost is an exponential tail (the rest fixed), so that a request's
+    p99 over its p50 is what Part C measured for one /predict call's round trip: with
+    cost = 1 − t + t·Exp(1), p99/p50 = (1 + t(ln 100 − 1)) / (1 + t(ln 2 − 1)). 0 without
+    Part C's percentiles."""
+    single = ((part_c or {}).get("breakdown") or {}).get("single") or {}
+    p50, p99 = single.get("round_trip_us_p50"), single.get("round_trip_us_p99")
+    if not p50 or not p99 or p99 <= p50:
+        return 0.0
+    ratio = p99 / p50
+    return round((ratio - 1) / (math.log(100) - 1 + ratio * (1 - math.log(2))), 5)
+
+
+def calibrate_results(results: dict) -> dict:
+    """The simulator's costs from results.json: calibrate() of Part A, S and Part C; the
+    machinery the campaign recorded (`machinery()`); how each cost varies (`tail_share()`,
+    Part C); and the growth of the work outside the model with load (`load_fit()`, fitted
+    on the unbatched Part B cells only)."""
+    costs = calibrate(results.get("part_a"), results.get("saturation"), results.get("part_c"))
+    costs.update(machinery(results.get("machinery")))
+    tail = tail_share(results.get("part_c"))
+    if tail:
+        costs["spread"], costs["spread_tail"] = "tail", tail
+    fitted = load_fit(results.get("part_b"), results.get("saturation"), costs)
+    sources = dict(costs["sources"])
+    sources["read"] = [*sources["read"], *LOAD_READ]
+    sources["assumed"] = assumed(costs, fitted)
+    costs["sources"] = sources
+    if fitted is not None:
+        costs["load"] = fitted
+        costs["batcher_us_per_batch"] = fitted["batcher_us_per_batch"]
+        costs["service_wake_us"] = fitted["service_wake_us"]
+    return costs
+
+
+LOAD_READ = [
+    "machinery.kind",
+    "machinery.answer_clocks",
+    "part_c.breakdown.single.round_trip_us_p50",
+    "part_c.breakdown.single.round_trip_us_p99",
+    "part_b.settings.*.max_batch",
+    "part_b.settings.*.rates.*.rounds",
+    "part_b.settings.*.rates.*.client_cpu_us_per_request",
+    "part_b.settings.*.rates.*.keeps_up_rounds",
+    "part_b.settings.*.rates.*.throughput",
+]
+
+
+def assumed(costs: dict, fitted: dict | None) -> list:
+    """What the calibration cannot measure, said plainly, for this campaign's machinery."""
+    said = [
+        "uvicorn's and FastAPI's work outside the handler is half before the model, half after",
+        "a request is readable by the service the moment the client has sent it",
+        f"the scheduler switches at a {TICK_US / MS:g} ms tick once the running process has "
+        f"used a {SLICE_US / MS:g} ms slice, or when it sleeps",
+    ]
+    if costs["timer"] == "uvloop":
+        said.append(f"timers are uvloop's whole milliseconds; the kernel ends an epoll timeout "
+                    f"{TIMER_SLACK_US:g} µs late (its default timer slack)")  # fmt: skip
+    else:
+        said.append("W's timer (a timerfd) fires at its deadline, with no timer slack")
+    if fitted is None:
+        said += [ASSUMED[0], ASSUMED[1], ASSUMED[4]]
+    else:
+        said += [
+            "the work outside the model depends on the arrival rate alone, on a straight line "
+            "fitted where none fell behind, and is the same for every setting",
+            "waking from sleep costs the service what it costs the client",
+        ]
+    return said
+
+
+def at_load(costs: dict, arrival_rate: float) -> dict:
+    """The costs at `arrival_rate` requests/s: the client's and the service's work outside
+    the model on their fitted lines (`load_fit()`) at x = arrival_rate / S, as factors on
+    the costs at S (so `with_costs` scales them too); unchanged without a fit."""
+    fitted = costs.get("load")
+    if not fitted:
+        return costs
+    x = arrival_rate / costs["S"]
+    client_now = max(fitted["client_line"][0] + fitted["client_line"][1] * x, 0.0)
+    service_now = max(fitted["outside_line"][0] + fitted["outside_line"][1] * x, 0.0)
+    client_factor = client_now / fitted["client_at_s_us"] if fitted["client_at_s_us"] else 1.0
+    service_at_s = fitted["service_at_s_us"]
+    service_factor = service_now / service_at_s if service_at_s else 1.0
+    changed = dict(costs)
+    for part in ("client_send_us", "client_receive_us"):
+        changed[part] = costs[part] * client_factor
+    for part in ("handler_before_us", "answer_us"):
+        changed[part] = costs[part] * service_factor
+    return changed
+
+
 def with_costs(costs: dict, per_call_us=None, per_row_us=None, overhead_us=None) -> dict:
     """The same machine with another model (per call + per row × rows) or another total cost
     per request outside the model (`overhead_us`, shared in the calibrated proportions).
@@ -311,7 +516,7 @@ def for_machine(results: dict, demo) -> dict:
     --save FILE`): the model call is the reader's Part A mapped into the service as on the
     lab's machine, and everything outside the model scales with the one-row call."""
     found = read_demo(demo)
-    lab = calibrate(results.get("part_a"), results.get("saturation"), results.get("part_c"))
+    lab = calibrate_results(results)
     model_map = lab["sources"]["model_map"]
     lab_part_a = [float(results["part_a"]["by_size"][str(size)]["per_call_us"])
                   for size in lab["model_sizes"]]  # fmt: skip
@@ -366,13 +571,28 @@ def tick_after(moment: float, tick_phase: float, tick_us: float) -> float:
 
 def serve(arrivals: list, max_batch: int, max_wait_ms: float, costs: dict, seed: int) -> dict:
     """Run the client and the service on one core over the arrivals; max_batch 0 is mode
-    none. Returns per-request done times (µs), batch sizes and per-batch first waits (µs)."""
+    none. Returns per-request done times (µs), batch sizes and per-batch first waits (µs).
+    The machinery is the campaign's (`machinery()`): the batcher as a task woken by an event
+    or inline in the handler, W on uvloop's whole-ms timers or a precise timerfd, the client
+    woken by every answer or only by its arrivals, latency to the client's read or to the
+    kernel's receive timestamp."""
     machine = random.Random(f"machine|{seed}")
     phase_us = machine.random() * MS  # where the loop clock's milliseconds fall
     slack, slice_us, tick_us = costs["timer_slack_us"], costs["slice_us"], costs["tick_us"]
     tick_phase = machine.random() * tick_us  # where the kernel's ticks fall
     uvloop_timer = costs["timer"] == "uvloop"
-    spread = machine.expovariate if costs["spread"] == "exponential" else None
+    inline = costs.get("batcher", "task") == "inline"
+    received = costs.get("answer_clock", "read") == "received"
+    collect_us = costs.get("client_collect_us")  # None: the client wakes for every answer
+    # each cost: fixed, exponential, or a fixed part plus an exponential tail of `tail` of it
+    tail = {"fixed": 0.0, "exponential": 1.0}.get(costs["spread"], costs.get("spread_tail", 0.0))
+    draw = machine.expovariate
+    spread = None
+    if tail:
+
+        def spread(mean: float) -> float:
+            return mean * (1.0 - tail) + draw(1.0 / (mean * tail)) if mean > 0 else 0.0
+
     send_us, receive_us = costs["client_send_us"], costs["client_receive_us"]
     before, after = costs["handler_before_us"], costs["answer_us"]
     count, none = len(arrivals), max_batch == 0
@@ -380,20 +600,44 @@ def serve(arrivals: list, max_batch: int, max_wait_ms: float, costs: dict, seed:
     whole = before + model[1] + after  # mode none: the handler does it all in one callback
     max_wait_us = max_wait_ms * MS
     per_batch_us = costs["batcher_us_per_batch"]
+    wake_us = costs.get("service_wake_us", 0.0)  # the service's cost of waking from epoll
     done, written, size_of, first_waits = [0.0] * count, [0.0] * count, [1] * count, []
     enqueued, pending = [0.0] * count, []
     head = 0  # pending[head:] still wait for the batcher
     go, waiting = False, True  # the batcher's event, and whether the batcher waits on it
-    timer, due_ms = 0, 0  # 0: none; 1: a whole-ms uvloop timer; 2: re-checked every iteration
+    # 0: none; 1: a whole-ms uvloop timer due at loop ms `due`; 2: re-checked every
+    # iteration (a uvloop delay under 0.5 ms); 3: a precise timer due at µs `due`
+    timer, due = 0, 0.0
     ready, todo = deque(), 0  # the loop's callbacks; how many of this iteration are left
     answers = deque()  # answers written, not yet read by the client
-    sent = read = 0  # requests the client sent; requests the service read
+    sent = read = got = 0  # requests the client sent; the service read; answers the client read
+    collect_at = INFINITY  # the client's next wake to read answers (collect_us only)
     now, loop_ms = 0.0, int(phase_us // MS)
     asleep, wake = True, INFINITY  # the service sleeping in epoll, and its timeout
     owner, preempt_at = IDLE, INFINITY
     timers = 0  # timers armed (W = 0 must leave this at zero, as in lab/service/batcher.py)
+
+    def armed(remaining_us: float) -> tuple:
+        """The timer for a wait of `remaining_us` from now: (kind, due)."""
+        if not uvloop_timer:
+            return 3, now + remaining_us
+        when = round(remaining_us / MS)
+        return (1, loop_ms + when) if when else (2, 0.0)
+
+    def score(taken: list) -> float:
+        """The model call on the taken rows: its cost; the answers are the next callbacks."""
+        first_waits.append(now - enqueued[taken[0]])
+        size = len(taken)
+        for index in taken:
+            size_of[index] = size
+        ready.append([ANSWERS, taken, 0])
+        return (spread(model[size]) if spread else model[size]) + per_batch_us
+
     while True:
-        client_ready = answers or (sent < count and arrivals[sent] <= now)
+        if collect_us is None:
+            client_ready = answers or (sent < count and arrivals[sent] <= now)
+        else:
+            client_ready = (sent < count and arrivals[sent] <= now) or now >= collect_at
         service_ready = not asleep or read < sent or now >= wake
         if owner == SERVICE:
             keep = service_ready and not (client_ready and now >= preempt_at)
@@ -405,7 +649,8 @@ def serve(arrivals: list, max_batch: int, max_wait_ms: float, costs: dict, seed:
             else:
                 owner = SERVICE if service_ready else CLIENT if client_ready else IDLE
             if owner == IDLE:  # both sleep: on to the next arrival or the service's timeout
-                now = max(now, min(arrivals[sent] if sent < count else INFINITY, wake))
+                now = max(now, min(arrivals[sent] if sent < count else INFINITY, wake,
+                                   collect_at))  # fmt: skip
                 if now == INFINITY:
                     break
                 continue
@@ -422,16 +667,21 @@ def serve(arrivals: list, max_batch: int, max_wait_ms: float, costs: dict, seed:
                 elif answers:
                     index = answers.popleft()
                     now += receive_us
-                    done[index] = now
+                    got += 1
+                    if not received:
+                        done[index] = now
                 else:
                     break
                 if now >= preempt_at and (not asleep or read < sent or now >= wake):
                     break
+            if collect_us is not None:  # asleep until the next arrival, or a while to read
+                collect_at = now + collect_us if got < sent else INFINITY
             continue
         # one unit of the service
         if asleep:  # epoll returned
             asleep, wake = False, INFINITY
             todo = 0
+            now += wake_us
         elif todo:
             item = ready[0]
             kind = item[0]
@@ -439,23 +689,34 @@ def serve(arrivals: list, max_batch: int, max_wait_ms: float, costs: dict, seed:
                 index, last = item[1], item[2]
                 while index < last:
                     if none:
-                        now += spread(1.0 / whole) if spread else whole
+                        now += spread(whole) if spread else whole
                         written[index] = now
+                        if received:
+                            done[index] = now
                         answers.append(index)
                     else:
-                        now += spread(1.0 / before) if spread else before
+                        now += spread(before) if spread else before
                         enqueued[index] = now
                         pending.append(index)
                         queued = len(pending) - head
-                        if queued >= max_batch or max_wait_us == 0:
+                        if inline:  # lab/service/batcher.py: submit()
+                            if queued >= max_batch:  # full: scored inside this handler
+                                taken, head, timer = pending[head:], len(pending), 0
+                                now += score(taken)
+                            elif queued == 1:
+                                if max_wait_us == 0:  # call_soon: what gathers meanwhile
+                                    ready.append([BATCHER])
+                                else:
+                                    timer, due = armed(max_wait_us)
+                                    timers += 1
+                        elif queued >= max_batch or max_wait_us == 0:
                             if not go:
                                 go = True
                                 if waiting:
                                     waiting = False
                                     ready.append([BATCHER])
                         elif queued == 1 and timer == 0:
-                            when = round(max_wait_us / MS)
-                            timer, due_ms = (1, loop_ms + when) if uvloop_timer and when else (2, 0)
+                            timer, due = armed(max_wait_us)
                             timers += 1
                     index += 1
                     if now >= preempt_at and (answers or (sent < count and arrivals[sent] <= now)):
@@ -468,8 +729,10 @@ def serve(arrivals: list, max_batch: int, max_wait_ms: float, costs: dict, seed:
                 taken, position = item[1], item[2]
                 while position < len(taken):
                     index = taken[position]
-                    now += spread(1.0 / after) if spread else after
+                    now += spread(after) if spread else after
                     written[index] = now
+                    if received:
+                        done[index] = now
                     answers.append(index)
                     position += 1
                     if now >= preempt_at:  # the client has an answer to read
@@ -478,6 +741,12 @@ def serve(arrivals: list, max_batch: int, max_wait_ms: float, costs: dict, seed:
                 if position == len(taken):
                     ready.popleft()
                     todo -= 1
+            elif inline:  # the batch leaves: W = 0's next callback, or W's timer fired
+                ready.popleft()
+                todo -= 1
+                if head < len(pending):
+                    taken, head, timer = pending[head:], len(pending), 0
+                    now += score(taken)
             else:  # the batcher task: woken by its event, or back from sleep(0)
                 ready.popleft()
                 todo -= 1
@@ -489,19 +758,13 @@ def serve(arrivals: list, max_batch: int, max_wait_ms: float, costs: dict, seed:
                     taken = pending[head : head + max_batch]
                     head += len(taken)
                     timer = 0
-                    first_waits.append(now - enqueued[taken[0]])
-                    size = len(taken)
-                    now += (spread(1.0 / model[size]) if spread else model[size]) + per_batch_us
-                    for index in taken:
-                        size_of[index] = size
-                    ready.append([ANSWERS, taken, 0])
+                    now += score(taken)
                     if head < len(pending):  # _plan_leftovers
                         remaining = enqueued[pending[head]] + max_wait_us - now
                         if len(pending) - head >= max_batch or max_wait_us == 0 or remaining <= 0:
                             go = True
                         else:
-                            when = round(remaining / MS)
-                            timer, due_ms = (1, loop_ms + when) if uvloop_timer and when else (2, 0)
+                            timer, due = armed(remaining)
                             timers += 1
                 ready.append([BATCHER])  # await asyncio.sleep(0)
             continue
@@ -512,10 +775,13 @@ def serve(arrivals: list, max_batch: int, max_wait_ms: float, costs: dict, seed:
                     preempt_at if client_ready else (arrivals[sent] if sent < count else INFINITY)
                 )
                 now = max(now, min(deadline, limit))
-            elif timer == 0 or due_ms > loop_ms:
+            elif timer == 3 and due > now:  # a timerfd wakes epoll at its deadline
+                asleep, wake = True, due
+                continue
+            elif timer == 0 or (timer == 1 and due > loop_ms):
                 # the timeout counts whole ms from the clock cached before this iteration
                 asleep = True
-                wake = now + (due_ms - loop_ms) * MS + slack if timer else INFINITY
+                wake = now + (due - loop_ms) * MS + slack if timer else INFINITY
                 continue
         # the poll reads what the client sent; then the clock and the timers
         if read < sent:
@@ -524,13 +790,15 @@ def serve(arrivals: list, max_batch: int, max_wait_ms: float, costs: dict, seed:
         loop_ms = int((now + phase_us) // MS)
         if timer and head < len(pending):  # due? _timer_fired re-checks against W
             deadline = enqueued[pending[head]] + max_wait_us
-            if (loop_ms >= due_ms) if timer == 1 else (now >= deadline):
+            fired = loop_ms >= due if timer == 1 else now >= (deadline if timer == 2 else due)
+            if fired:
                 timer = 0
                 remaining = deadline - now
                 if remaining > 0:
-                    when = round(remaining / MS)
-                    timer, due_ms = (1, loop_ms + when) if uvloop_timer and when else (2, 0)
+                    timer, due = armed(remaining)
                     timers += 1
+                elif inline:
+                    ready.append([BATCHER])
                 elif not go:
                     go = True
                     if waiting:
@@ -595,7 +863,7 @@ def run(max_batch, max_wait_ms, arrival_rate, costs, window_s=8.0, seed=0, drain
     """One simulated run: a setting (max_batch 0 = none) at `arrival_rate` requests/s."""
     check_run(max_batch, max_wait_ms, arrival_rate, window_s)
     arrivals = poisson_arrivals_us(arrival_rate, window_s, seed)
-    served = serve(arrivals, max_batch, max_wait_ms, costs, seed)
+    served = serve(arrivals, max_batch, max_wait_ms, at_load(costs, arrival_rate), seed)
     found = run_metrics(arrivals, served, window_s, drain_s, keeps_up_share)
     found["timers"] = served["timers"]
     return found
@@ -717,10 +985,7 @@ def simulate(results, b, w=0, rate=1, seed=0, window_s=8.0, per_call_us=None,
     demo file's JSON, `python -m lab demo --save FILE`) on request. S is the simulated
     machine's. Plain text."""
     check_results(results)
-    if machine is not None:
-        costs = for_machine(results, machine)
-    else:
-        costs = calibrate(results.get("part_a"), results.get("saturation"), results.get("part_c"))
+    costs = for_machine(results, machine) if machine is not None else calibrate_results(results)
     costs = with_costs(costs, per_call_us, per_row_us, overhead_us)
     share = results.get("design", {}).get("keeps_up_share", KEEPS_UP_SHARE)
     arrival_rate = float(rate) * costs["S"]
