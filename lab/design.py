@@ -12,14 +12,14 @@ Measurements
            once; every score must equal the single-row score to the bit (tolerance zero).
   S        saturation with no batching: closed loop, 16 connections, 8 counted seconds,
            SATURATION_RUNS runs; S = the median throughput.
-  Part B   SETTINGS × RATE_MULTIPLES × ROUNDS; each run: a fresh service, 8 s of Poisson
+  Part B   SETTINGS × RATE_MULTIPLES × ROUNDS; each run: a fresh service, 8 s (full3 2 s) of Poisson
            arrivals at rate × S, the same arrivals for every setting within a round and rate
            (seeded by campaign, round and rate), runs shuffled inside each round. Latency
            counts from the scheduled arrival.
   Part C   N customers through the real service: a loop of single /predict calls on one
            kept-alive connection versus /predict_batch in chunks; where one request's time
            goes (parse, validate, lookup, model, serialize).
-  Switch-  (issue 28; no profile schedules it yet, see the 2026-12-01 note at the end) one
+  Switch-  (issue 28; the full3 and quick3 profiles schedule it, below) one
   back     service process serving two settings at once, arms A and B; SWITCHBACK_SLICE_S
            slices of one run's Poisson arrivals alternate A, B, A … from a first arm drawn
            per run; each request goes to the arm of the slice it is scheduled in.

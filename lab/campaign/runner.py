@@ -1,7 +1,8 @@
 """The campaign runner: Part A, bits, S, Part B, switchback runs (when the profile has them)
 and Part C in one resumable schedule.
 
-Run: `python -m lab run --profile quick|full --campaign NAME --cpu N`.
+Run: `python -m lab run --profile quick|full|quick3|full3 --campaign NAME --cpu N`
+(`--projection-only`: print the profile's projected wall time and bytes, start nothing).
 The schedule is built up front from a seed and saved. A new campaign starts with the speed
 probe's calibration (its reference speed goes into campaign.json); then block by block (the
 Part A runs, the bit check, the S runs, each Part B round, the switchback runs, the Part C
