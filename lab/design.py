@@ -12,14 +12,14 @@ Measurements
            once; every score must equal the single-row score to the bit (tolerance zero).
   S        saturation with no batching: closed loop, 16 connections, 8 counted seconds,
            SATURATION_RUNS runs; S = the median throughput.
-  Part B   SETTINGS × RATE_MULTIPLES × ROUNDS; each run: a fresh service, 8 s of Poisson
+  Part B   SETTINGS × RATE_MULTIPLES × ROUNDS; each run: a fresh service, 8 s (full3 2 s) of Poisson
            arrivals at rate × S, the same arrivals for every setting within a round and rate
            (seeded by campaign, round and rate), runs shuffled inside each round. Latency
            counts from the scheduled arrival.
   Part C   N customers through the real service: a loop of single /predict calls on one
            kept-alive connection versus /predict_batch in chunks; where one request's time
            goes (parse, validate, lookup, model, serialize).
-  Switch-  (issue 28; no profile schedules it yet, see the 2026-12-01 note at the end) one
+  Switch-  (issue 28; the full3 and quick3 profiles schedule it, below) one
   back     service process serving two settings at once, arms A and B; SWITCHBACK_SLICE_S
            slices of one run's Poisson arrivals alternate A, B, A … from a first arm drawn
            per run; each request goes to the arm of the slice it is scheduled in.
@@ -48,6 +48,7 @@ guesses it started with. Read by every part of the lab; imports only `lab.servic
 settings' own type) and `lab.rawformat`.
 """
 
+import dataclasses
 import math
 from dataclasses import dataclass
 
@@ -111,6 +112,16 @@ QUIET_TRIES = 60  # then the run goes ahead, recorded as not quiet
 # The two rates the pages single out: one the service meets easily, one past saturation.
 QUIET_RATE = 0.5
 BUSY_RATE = 1.6
+# When the quiet rule looks at the measurement core (Profile.quiet_mode; the 2026-12-02 note):
+# "before": a quiet check of quiet_seconds with the run's service up, before the client (the
+# first two campaigns); "startup": the share of the core anything but the run's own service
+# took from the service's fork until at least quiet_seconds have passed, so the check overlaps
+# the service's start; "watch": no check before the run, the run's own core watch judged by
+# the same shares afterwards (recorded, never used to wait). Part A and the bit check start no
+# service: they always check before.
+CAMPAIGN_BYTES_BUDGET = 40 * 1024 * 1024  # a campaign's folder, the first two full profiles'
+QUIET_MODES = ("before", "startup", "watch")
+PROBE_MOMENTS = ("before", "after")
 SWITCHBACK_SLICE_S = 0.5  # a switchback run's slices (issue 28: 0.5 s slices of one run
 # differed by 0.044 in log p50 in full-20261130)
 
@@ -142,6 +153,25 @@ class Profile:
     switchback_runs: int = 0
     switchback_rate: float = QUIET_RATE
     slice_s: float = SWITCHBACK_SLICE_S
+    # The third full campaign's time cuts (issue 29; the defaults are what the first two full
+    # campaigns ran, so a profile that names none of them runs exactly as before):
+    reruns: bool = True  # False: the slow-run rule measures no run again (probes still kept)
+    probes: tuple = PROBE_MOMENTS  # when each run's speed probe is taken: "before", "after"
+    quiet_mode: str = "before"  # QUIET_MODES: when the quiet rule looks at the core
+    load_after_overlapped: bool = False  # True: no 0.5 s sleep for the load snapshot after
+    switchback_window_s: float | None = None  # None: window_s
+    minutes_budget: float | None = None  # what `lab run` checks its projection against
+    bytes_budget: int = CAMPAIGN_BYTES_BUDGET  # a campaign's folder (data/README.md)
+
+    def __post_init__(self):
+        if self.quiet_mode not in QUIET_MODES:
+            raise ValueError(f"quiet_mode {self.quiet_mode!r}: one of {QUIET_MODES}")
+        if not self.probes or not set(self.probes) <= set(PROBE_MOMENTS):
+            raise ValueError(f"probes {self.probes!r}: some of {PROBE_MOMENTS}")
+
+    @property
+    def switchback_window(self) -> float:
+        return self.window_s if self.switchback_window_s is None else self.switchback_window_s
 
 
 FULL = Profile(
@@ -170,15 +200,70 @@ QUICK = Profile(
     part_c_records=2_000,
     part_c_runs=2,
 )
+# The third full campaign's profile (issue 29; why, lab/design_notes.py's 2026-12-02 note).
+# The first two full campaigns keep `full`, the profile they ran (their schedules and frozen
+# descriptions are its); this one is a profile of its own. The same Part A, bits, S, Part B
+# grid and Part C, with R = 8 paired rounds of 2 s windows (the power analysis: B=32 W=0's
+# p99 cut at 0.5 × S resolvable), no re-runs (the speed probe once, after the window, kept as
+# a flag), the quiet rule judged on each run's own core watch instead of a check before it
+# (measured: the check overlapped with the service's start costs 0.31 s a run, 5.5 minutes,
+# and in full-20261130 it retried 8 of 753 times and never failed), the load snapshot after
+# a run without its sleep, and the switchback block: none vs queue B=1, B=32 W=0 vs B=32 W=1 and
+# the A/A control none vs none, SWITCHBACK_RUNS runs each, 8 s windows at 0.5 × S, each
+# run's first arm and routes counterbalanced (lab/campaign/schedule.py). Budget: 100 minutes
+# and 18 MiB, checked by `lab run`'s projection before it starts (lab/campaign/projection.py).
+SWITCHBACK_PAIRS = (
+    Switchback(NONE, QUEUE_B1),
+    Switchback(Setting("queue", 32, 0.0), Setting("queue", 32, 1.0)),
+    Switchback(NONE, NONE),  # A/A
+)
+SWITCHBACK_RUNS = 40
+FULL3 = Profile(
+    "full3",
+    SETTINGS,
+    RATE_MULTIPLES,
+    rounds=8,
+    window_s=2.0,
+    part_a_runs=5,
+    calls_per_size=2000,
+    saturation_runs=5,
+    saturation_s=8.0,
+    part_c_records=10_000,
+    part_c_runs=5,
+    quiet_seconds=0.5,
+    switchbacks=SWITCHBACK_PAIRS,
+    switchback_runs=SWITCHBACK_RUNS,
+    switchback_window_s=8.0,
+    reruns=False,
+    probes=("after",),
+    quiet_mode="watch",
+    load_after_overlapped=True,
+    minutes_budget=100.0,
+    bytes_budget=18 * 1024 * 1024,
+)
+# full3's per-run machinery on a short campaign (what measured its seconds and bytes per run,
+# 2026-12-02): 3 settings × 2 rates × 2 rounds, 2 runs of each switchback pair, Part A and
+# Part C runs at full3's size, one of each, and 2 S runs. About 6 minutes.
+QUICK3 = dataclasses.replace(
+    FULL3,
+    name="quick3",
+    settings=(NONE, QUEUE_B1, Setting("queue", 32, 0.0)),
+    rate_multiples=(QUIET_RATE, 2.5),
+    rounds=2,
+    part_a_runs=1,
+    saturation_runs=2,
+    part_c_runs=1,
+    switchback_runs=2,
+    minutes_budget=None,
+)
 # The tests add their own profile here (tests/support/profiles.py), as a campaign names its
 # profile by name.
-PROFILES = {profile.name: profile for profile in (FULL, QUICK)}
+PROFILES = {profile.name: profile for profile in (FULL, QUICK, FULL3, QUICK3)}
 
 # The speed probe and the slow-run rule, and the data budget: why, in lab/design_notes.py's
 # 2026-11-30 note (and its 2026-12-01 addition); the third full campaign's profile revisits it
 # (the 2026-12-01 note on evidence).
 SLOW_RUN_THRESHOLD = 0.15
-CAMPAIGN_BYTES_BUDGET = 40 * 1024 * 1024
 RUN_BYTES = {"part_a": 52_000, "bits": 2_000, "saturation": 30_000, "part_b": 60_000,
              "part_c": 200_000, "switchback": 60_000}  # fmt: skip
 ARRIVALS_BYTES = 1_000_000
@@ -192,6 +277,18 @@ SLOW_RUN_TEXT = (
     "in all, while the campaign's re-runs stay within its budgets of runs and bytes; the "
     "attempt used is the first that was not slow, else the least slow, marked."
 )
+
+# No re-runs (the 2026-12-01 note on evidence; profiles with reruns=False, from full3 on): the
+# rule's record says so, and the signals that read a run's own seconds are kept in every run
+# (`signals`, lab/campaign/executors/common.py) to be shown as flags, never to pick a run.
+NO_RERUN_TEXT = (
+    "No run is measured again: every run has one attempt, and every one counts. The speed "
+    "probe after each run's window, the median of ready_us and the client's CPU per request "
+    "are kept in the run and shown as flags (more than {threshold:.0%} above the median of "
+    "the runs at its rate), never used to pick or drop a run."
+)
+FLAG_SIGNALS = ("probe_after_slowness", "ready_us_p50", "client_cpu_us_per_request",
+                "others_share")  # fmt: skip
 
 # The interval rule for telling two settings apart, and its δ per statistic: why, in
 # lab/design_notes.py's 2026-12-01 note on the interval rule.

@@ -52,6 +52,7 @@ def test_the_rules_are_the_designs(header):
             "other_core_idle_share": design.QUIET_OTHER_CORE_IDLE_SHARE,
             "seconds": TINY.quiet_seconds,
             "tries": TINY.quiet_tries,
+            "mode": "before",  # the first two campaigns' (full3: "watch", test_full3_profile.py)
         },
         "slow_runs": {
             "threshold": design.SLOW_RUN_THRESHOLD,
@@ -65,6 +66,7 @@ def test_the_rules_are_the_designs(header):
             "arrivals_bytes": design.ARRIVALS_BYTES,
             "pause_s": TINY.slow_pause_s,
             "selection": "first_not_slow_else_least_slow",
+            "probes": ["before", "after"],
             "text": design.SLOW_RUN_TEXT.format(
                 threshold=design.SLOW_RUN_THRESHOLD, attempts=design.SLOW_RUN_MAX_ATTEMPTS
             ),

@@ -28,15 +28,21 @@ def probe_slowness(meta: dict, moment: str, reference: dict, path) -> float:
     return slowrun.slowness(probe, reference)
 
 
-def attempt_record(meta: dict, path, reference: dict, threshold: float) -> dict:
-    before = probe_slowness(meta, "probe_before", reference, path)
-    after = probe_slowness(meta, "probe_after", reference, path)
+def attempt_record(
+    meta: dict, path, reference: dict, threshold: float, probes=("before", "after")
+) -> dict:
+    """One attempt's probes (None for a moment the campaign did not probe at) and verdict."""
+    before, after = (
+        probe_slowness(meta, f"probe_{moment}", reference, path) if moment in probes else None
+        for moment in ("before", "after")
+    )
+    taken = [value for value in (before, after) if value is not None]
     quiet = meta.get("quiet") or {}
     return {
-        "at": need(meta, "probe_before.at", path),
+        "at": need(meta, f"probe_{probes[0]}.at", path),
         "before": before,
         "after": after,
-        "slow": slowrun.attempt_is_slow(before, after, threshold),
+        "slow": slowrun.attempt_is_slow(max(taken), max(taken), threshold),
         "quiet": bool(quiet.get("quiet")),
     }
 
@@ -44,12 +50,14 @@ def attempt_record(meta: dict, path, reference: dict, threshold: float) -> dict:
 def run_decision(campaign: Campaign, entry: dict, rule: dict, reference: dict) -> dict:
     """Every attempt of one run, judged, and the attempt the rule uses."""
     paths = campaign.attempts[entry["run_id"]]
+    probes = rule.get("probes", ("before", "after"))
     records = [
-        attempt_record(read_meta(path), path, reference, rule["threshold"]) for path in paths
+        attempt_record(read_meta(path), path, reference, rule["threshold"], probes)
+        for path in paths
     ]
     applies = entry["kind"] in rule["kinds"]
     slow = [record["slow"] for record in records]
-    worst = [max(record["before"], record["after"]) for record in records]
+    worst = [max(v for v in (r["before"], r["after"]) if v is not None) for r in records]
     chosen = slowrun.chosen_attempt(worst, slow, applies)
     return {
         "records": records,
@@ -99,7 +107,7 @@ def section(campaign: Campaign, rule: dict, decisions: dict) -> dict:
     slow_records = [r for r in judged_records if r["slow"]]
     rerun = sorted(run_id for run_id, d in judged.items() if len(d["records"]) > 1)
     never = [run_id for run_id, d in judged.items() if not d["passed"]]
-    values = [value for r in records for value in (r["before"], r["after"])]
+    values = [value for r in records for value in (r["before"], r["after"]) if value is not None]
     threshold = rule["threshold"]
     return {
         "rule": {
@@ -131,8 +139,8 @@ def section(campaign: Campaign, rule: dict, decisions: dict) -> dict:
         "runs_rerun": len(rerun),
         "reruns": sum(len(judged[run_id]["records"]) - 1 for run_id in rerun),
         "slow_attempts": len(slow_records),
-        "slow_before": sum(r["before"] > 1 + threshold for r in slow_records),
-        "slow_after": sum(r["after"] > 1 + threshold for r in slow_records),
+        "slow_before": sum((r["before"] or 0) > 1 + threshold for r in slow_records),
+        "slow_after": sum((r["after"] or 0) > 1 + threshold for r in slow_records),
         "never_passed": never,
         "never_passed_by_kind": never_by_kind(campaign.schedule, never),
         "quiet_but_slow": sum(r["quiet"] and r["slow"] for r in judged_records),

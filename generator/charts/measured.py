@@ -715,13 +715,16 @@ def probe_weather(results: dict) -> dict:
         }
 
     every = list(range(count))
-    traces = [
-        points("probe before the run", "s1", every, table["before"]),
-        points("probe after the run", "s2", every, table["after"]),
-    ]
+    traces = [  # a campaign that probed after the run only (full3) has no "before" probes
+        points(name, role, every, table[moment])
+        for name, role, moment in (("probe before the run", "s1", "before"),
+                                   ("probe after the run", "s2", "after"))
+        if None not in table[moment]
+    ]  # fmt: skip
     again = [i for i in every if table["attempt"][i] > 1]
     if again:
-        slower = [max(table["before"][i], table["after"][i]) for i in again]
+        slower = [max(v for v in (table["before"][i], table["after"][i]) if v is not None)
+                  for i in again]  # fmt: skip
         traces.append(
             points("an attempt the rule asked for (its slower probe)", "s3", again, slower, 9)
         )
@@ -741,7 +744,7 @@ def probe_weather(results: dict) -> dict:
     x_axis = chart_axes.linear_axis(
         "attempts, in the order they ran", [1, max(count, 1)], from_zero=False
     )
-    values = [*table["before"], *table["after"], limit]
+    values = [v for v in (*table["before"], *table["after"], limit) if v is not None]
     y_axis = chart_axes.linear_axis("probe time ÷ the reference", values, from_zero=False)
     return spec(traces, layout(x_axis, y_axis), dict(LINE_HEIGHT))
 

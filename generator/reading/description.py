@@ -5,7 +5,8 @@ A campaign is judged by what it recorded when it started, never by the lab's cod
              confidence, same_within_confidence, delta {p50, p99, server, throughput}},
              quiet {idle_share,
              other_core_idle_share, seconds, tries}, and from issue 13 on slow_runs
-             {threshold, max_attempts, kinds, budget_runs, pause_s, selection, text}
+             {threshold, max_attempts, kinds, budget_runs, pause_s, selection, text, and
+             probes: the moments each run was probed at, both when absent (before full3)}
     speed_probe  (campaign.json only, from issue 13 on) {reference, probes, made_at, workload}:
              the speed probe's calibration at the campaign's start
     guesses  git_commit and items [{id, date, text, figure, compare, unit, low, high | value}]
@@ -51,6 +52,9 @@ SLOW_RUN_SELECTIONS = (
     "first_not_slow_else_least_slow",
 )  # the one generator.arithmetic.stats implements
 PROBE_PARTS = ("python_us", "model_us", "memory_us")
+# When a run's speed probe was taken; a rule without `probes` (every campaign before full3)
+# took both.
+PROBE_MOMENTS = ("before", "after")
 COMPARES = ("between", ">=", "<=", "==")
 GUESS_FIELDS = ("id", "date", "text", "figure", "compare", "unit")
 
@@ -175,7 +179,12 @@ def slow_run_rule(raw: dict, where: Path) -> dict | None:
     if not isinstance(kinds, list) or not all(isinstance(kind, str) for kind in kinds):
         raise DescriptionError(f"{where}: field 'rules.slow_runs.kinds' is {kinds!r}, "
                                "expected a list of run kinds")  # fmt: skip
+    probes = raw["rules"]["slow_runs"].get("probes", list(PROBE_MOMENTS))
+    if not isinstance(probes, list) or not probes or not set(probes) <= set(PROBE_MOMENTS):
+        raise DescriptionError(f"{where}: field 'rules.slow_runs.probes' is {probes!r}, "
+                               f"expected some of {list(PROBE_MOMENTS)}")  # fmt: skip
     return {
+        "probes": probes,
         "threshold": number(raw, "rules.slow_runs.threshold", where, 0, math.inf),
         "max_attempts": int(number(raw, "rules.slow_runs.max_attempts", where, 1, math.inf)),
         "kinds": list(kinds),

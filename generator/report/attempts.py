@@ -40,20 +40,23 @@ def judge_run(metas: list[dict], kind: str, rule: dict, reference: dict) -> dict
     """The rule on one run's attempts (in order): each attempt's two slownesses, slow or not,
     the attempt used and whether it passed."""
     limit = 1 + rule["threshold"]
-    before = [slow_factor(m["probe_before"], reference) for m in metas]
-    after = [slow_factor(m["probe_after"], reference) for m in metas]
-    slow = [b > limit or a > limit for b, a in zip(before, after, strict=True)]
+    probes = rule.get("probes", ("before", "after"))  # full3 probes after the window only
+    before, after = (
+        [slow_factor(m[f"probe_{moment}"], reference) if moment in probes else None for m in metas]
+        for moment in ("before", "after")
+    )
+    slow = [(b or 0) > limit or (a or 0) > limit for b, a in zip(before, after, strict=True)]
     judged = kind in rule["kinds"]
     if not judged:
         chosen = 1
     elif False in slow:
         chosen = slow.index(False) + 1
     else:
-        worst = [max(b, a) for b, a in zip(before, after, strict=True)]
+        worst = [max(b or 0, a or 0) for b, a in zip(before, after, strict=True)]
         chosen = min(range(len(worst)), key=lambda i: (worst[i], i)) + 1
     return {"before": before, "after": after, "slow": slow, "chosen": chosen,
             "passed": not judged or not slow[chosen - 1], "judged": judged,
-            "at": [m["probe_before"]["at"] for m in metas]}  # fmt: skip
+            "at": [m[f"probe_{probes[0]}"]["at"] for m in metas]}  # fmt: skip
 
 
 def follows_rule(run_id: str, verdict: dict, rule: dict) -> None:

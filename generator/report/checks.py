@@ -166,7 +166,7 @@ def check_speed_probe(data, results, check, say) -> dict:
     check.dig(results, ("speed_probe", "rule", "budget_runs"), rule["budget_runs"])
     for part, value in data["description"].speed_probe["reference"].items():
         check.dig(results, ("speed_probe", "reference", part), value)
-    every = [x for v in verdicts.values() for x in v["before"] + v["after"]]
+    every = [x for v in verdicts.values() for x in v["before"] + v["after"] if x is not None]
     found["slowness_min"], found["slowness_max"] = min(every), max(every)
     check.dig(results, ("speed_probe", "slowness_max"), found["slowness_max"])
     check.dig(results, ("speed_probe", "slowness_min"), found["slowness_min"])

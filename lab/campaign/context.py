@@ -1,9 +1,10 @@
 """What the runner hands every executor (`Context`), what an executor hands back
 (`RunResult`), and how a run fails without stopping the campaign (`RunFailed`)."""
 
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 
+from lab.campaign.timeline import Timeline
 from lab.design import Profile
 
 
@@ -22,6 +23,7 @@ class Context:
     probe: object = None
     reference: dict | None = None
     attempt: tuple = (None, None)
+    timeline: Timeline = field(default_factory=Timeline)  # the attempt's, new per attempt
 
 
 class RunFailed(Exception):

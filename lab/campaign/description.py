@@ -11,8 +11,9 @@ from lab.campaign.schedule import build_schedule
 from lab.design import (
     ARRIVALS_BYTES,
     BUSY_RATE,
-    CAMPAIGN_BYTES_BUDGET,
+    FLAG_SIGNALS,
     KEEPS_UP_SHARE,
+    NO_RERUN_TEXT,
     QUIET_IDLE_SHARE,
     QUIET_OTHER_CORE_IDLE_SHARE,
     QUIET_RATE,
@@ -59,6 +60,7 @@ def rules(profile: Profile) -> dict:
             "other_core_idle_share": QUIET_OTHER_CORE_IDLE_SHARE,
             "seconds": profile.quiet_seconds,
             "tries": profile.quiet_tries,
+            "mode": profile.quiet_mode,
         },
         "slow_runs": slow_runs(profile),
     }
@@ -77,21 +79,29 @@ def told_apart() -> dict:
 
 
 def slow_runs(profile: Profile) -> dict:
-    """The slow-run rule as this profile runs it (lab/design_notes.py, the 2026-11-30 note)."""
+    """The slow-run rule as this profile runs it (lab/design_notes.py, the 2026-11-30 note),
+    and the probes each run takes. A profile without re-runs (`reruns` False, the 2026-12-01
+    note on evidence) judges no kind, has no re-run budget, and names the signals it keeps
+    as flags."""
     scheduled = len(build_schedule(profile, seed=0))
-    return {
+    record = {
         "threshold": SLOW_RUN_THRESHOLD,
-        "max_attempts": SLOW_RUN_MAX_ATTEMPTS,
-        "kinds": list(SLOW_RUN_KINDS),
-        "budget_share": profile.slow_budget_share,
-        "budget_runs": math.ceil(profile.slow_budget_share * scheduled),
-        "budget_bytes": CAMPAIGN_BYTES_BUDGET,
+        "max_attempts": SLOW_RUN_MAX_ATTEMPTS if profile.reruns else 1,
+        "kinds": list(SLOW_RUN_KINDS) if profile.reruns else [],
+        "budget_share": profile.slow_budget_share if profile.reruns else 0.0,
+        "budget_runs": math.ceil(profile.slow_budget_share * scheduled) if profile.reruns else 0,
+        "budget_bytes": profile.bytes_budget,
         "run_bytes": dict(RUN_BYTES),
         "arrivals_bytes": ARRIVALS_BYTES,
         "pause_s": profile.slow_pause_s,
         "selection": SLOW_RUN_SELECTION,
+        "probes": list(profile.probes),
         "text": SLOW_RUN_TEXT.format(threshold=SLOW_RUN_THRESHOLD, attempts=SLOW_RUN_MAX_ATTEMPTS),
     }
+    if not profile.reruns:
+        record["text"] = NO_RERUN_TEXT.format(threshold=SLOW_RUN_THRESHOLD)
+        record["flags"] = list(FLAG_SIGNALS)
+    return record
 
 
 def guesses(git_commit: str) -> dict:

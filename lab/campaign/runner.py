@@ -1,7 +1,8 @@
 """The campaign runner: Part A, bits, S, Part B, switchback runs (when the profile has them)
 and Part C in one resumable schedule.
 
-Run: `python -m lab run --profile quick|full --campaign NAME --cpu N`.
+Run: `python -m lab run --profile quick|full|quick3|full3 --campaign NAME --cpu N`
+(`--projection-only`: print the profile's projected wall time and bytes, start nothing).
 The schedule is built up front from a seed and saved. A new campaign starts with the speed
 probe's calibration (its reference speed goes into campaign.json); then block by block (the
 Part A runs, the bit check, the S runs, each Part B round, the switchback runs, the Part C
@@ -21,7 +22,7 @@ import time
 from dataclasses import dataclass, field
 from itertools import groupby
 
-from lab.campaign import attempts
+from lab.campaign import attempts, projection
 from lab.campaign.attempts import SlowRunRule
 from lab.campaign.context import Context, RunFailed
 from lab.campaign.executors.bits import run_bits
@@ -42,6 +43,7 @@ from lab.campaign.probe import ProbeError, ProbeWorker
 from lab.campaign.progress import Progress
 from lab.campaign.runmeta import base_meta
 from lab.campaign.speed import calibrate
+from lab.campaign.timeline import Timeline
 from lab.design import PROFILES
 from lab.errors import CampaignError, ServiceError
 from lab.model import artifacts
@@ -63,11 +65,14 @@ FAILURES = (RunFailed, ServiceError, ProbeError, OSError, TimeoutError, codec.Ra
 
 
 def execute(context: Context, run: dict, echo, attempt: int = 1) -> None:
-    """Run one attempt of a scheduled run and write its raw file atomically."""
-    context.attempt = (run["run_id"], attempt)
+    """Run one attempt of a scheduled run and write its raw file atomically, with the
+    attempt's timeline (lab/campaign/timeline.py)."""
+    context.attempt, context.timeline = (run["run_id"], attempt), Timeline()
     meta = base_meta(run["kind"], run["run_id"], context.campaign, context.cpu)
+    context.timeline.mark("meta")
     result = EXECUTORS[run["kind"]](context, run, echo)
-    meta.update(result.meta, attempt=attempt)
+    context.timeline.mark("measured")
+    meta.update(result.meta, attempt=attempt, timeline=context.timeline.as_dict())
     path = run_path(context.campaign_dir, run["run_id"], attempt)
     codec.write_run(path, meta, result.columns, shared=result.shared, log8=result.log8)
 
@@ -122,8 +127,8 @@ def run_campaign(
         schedule = load_schedule(folder, profile_name, header["seed"])
         rule = SlowRunRule.of(header)
         context = Context(name, folder, cpu, profile, header["seed"])
-        if rule is not None:
-            context.probe, context.reference = probe, rule.reference
+        if probe is not None:  # every campaign with a calibration probes (full3: no re-runs)
+            context.probe, context.reference = probe, header["speed_probe"]["reference"]
         done = sum(attempts.attempts_made(folder, run["run_id"]) for run in schedule)
         reruns = attempts.reruns_made(folder, schedule)
         progress = Progress(len(schedule) + reruns, done, echo)
@@ -249,8 +254,10 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
         "--profile",
         choices=sorted(PROFILES),
         default="quick",
-        help="full: the whole design (2 to 3 hours with re-runs); quick: a 5-minute rehearsal "
-        "(the tests add tiny, tests/support/profiles.py)",
+        help="full3: the third full campaign's design (about 90 minutes, no re-runs); full: the "
+        "first two full campaigns' (2 to 3 hours with re-runs); quick: a 5-minute rehearsal; "
+        "quick3: full3's machinery on a short campaign (the tests add tiny, "
+        "tests/support/profiles.py). The projected time and bytes are printed first",
     )
     parser.add_argument("--campaign", required=True, help="folder name under data/raw/")
     parser.add_argument(
@@ -261,6 +268,11 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     )
     parser.add_argument("--seed", type=int, default=1, help="seed of the schedule (new only)")
     parser.add_argument(
+        "--projection-only",
+        action="store_true",
+        help="print the profile's projected wall time and bytes, and start nothing",
+    )
+    parser.add_argument(
         "--max-failures-in-row",
         type=int,
         default=5,
@@ -269,6 +281,12 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
 
 
 def main(args) -> int:
+    # Before anything starts: how long and how large the whole profile is projected to be.
+    if projection.MEASURED:
+        found = projection.project(PROFILES[args.profile])
+        print(f"lab run: {args.profile}: {projection.describe(found)}")
+    if args.projection_only:
+        return 0
     artifacts.folder()  # clear message if `lab data` has not run
     summary = run_campaign(
         args.campaign, args.profile, args.cpu, args.seed, args.max_failures_in_row

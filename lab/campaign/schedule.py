@@ -59,25 +59,37 @@ def switchback_run(
         "first_arm": first_arm,
         "swap_routes": swap_routes,
         "rate_multiple": profile.switchback_rate,
-        "window_s": profile.window_s,
+        "window_s": profile.switchback_window,
         "slice_s": profile.slice_s,
     }
 
 
+# A pair's runs take these (first arm, routes swapped) in turn, in a seeded order: over every
+# 4 runs each first arm twice and each route on each arm twice.
+BALANCED = (("a", False), ("b", True), ("b", False), ("a", True))
+
+
+def counterbalanced(runs: int, seed: int, pair: int) -> list[tuple[str, bool]]:
+    """(first arm, swap routes) for each of a pair's runs: the BALANCED cycle repeated and
+    shuffled, so the first arm and the routes' places are as near even as `runs` allows
+    (exactly even when it is a multiple of 4) and unknown in advance."""
+    cycle = [BALANCED[i % len(BALANCED)] for i in range(runs)]
+    order = np.random.default_rng([seed, SWITCHBACK_STREAM, 1 << 20, pair]).permutation(runs)
+    return [cycle[i] for i in order]
+
+
 def switchback_block(profile: Profile, seed: int) -> list[dict]:
     """`profile.switchback_runs` runs of every pair: index by index, the pairs shuffled inside
-    each index, and each run's first arm and whether its routes are swapped (route a serving
-    arm B: a route's place counterbalanced) drawn from the same seeded generator."""
+    each index (a seeded generator per index); each pair's first arms and swapped routes (route
+    a serving arm B: a route's place counterbalanced) as `counterbalanced` deals them."""
+    plans = [counterbalanced(profile.switchback_runs, seed, pair)
+             for pair in range(len(profile.switchbacks))]  # fmt: skip
     runs = []
     for index in range(profile.switchback_runs):
         rng = np.random.default_rng([seed, SWITCHBACK_STREAM, index])
-        order = rng.permutation(len(profile.switchbacks))
-        firsts = rng.integers(0, 2, len(profile.switchbacks))
-        swaps = rng.integers(0, 2, len(profile.switchbacks))  # drawn after: firsts unchanged
-        runs += [
-            switchback_run(profile, index, profile.switchbacks[i], "ab"[first], bool(swap))
-            for i, first, swap in zip(order, firsts, swaps, strict=True)
-        ]
+        for pair in rng.permutation(len(profile.switchbacks)):
+            first, swap = plans[pair][index]
+            runs.append(switchback_run(profile, index, profile.switchbacks[pair], first, swap))
     return runs
 
 

@@ -45,11 +45,13 @@ def calibrate(probe, profile: Profile, cpu: int | None, echo=None) -> dict:
 
 def probe_now(context: Context, moment: str) -> dict:
     """The probe right now, as the run's `probe_<moment>` with its slowness against the
-    campaign's reference; nothing when the runner has no probe (`python -m lab partc`)."""
-    if context.probe is None:
+    campaign's reference; nothing when the runner has no probe (`python -m lab partc`) or the
+    profile takes none at this moment (`Profile.probes`: full3 probes after the window only)."""
+    if context.probe is None or moment not in context.profile.probes:
         return {}
     run_id, attempt = context.attempt
     reading = context.probe.measure(run_id, attempt, moment)
     if context.reference is not None:
         reading["slowness"] = round(slowness(reading, context.reference), 4)
+    context.timeline.mark(f"probe_{moment}")
     return {f"probe_{moment}": reading}

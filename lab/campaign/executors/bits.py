@@ -3,7 +3,7 @@ the runner writes the campaign's `bits` raw file from its scratch file, with the
 before and after (the slow-run rule does not re-run the bit check: it times nothing)."""
 
 from lab.campaign.context import Context, RunResult
-from lab.campaign.executors.common import child_run, quiet
+from lab.campaign.executors.common import child_run, quiet, signals
 from lab.campaign.speed import probe_now
 
 
@@ -15,5 +15,8 @@ def run_bits(context: Context, run: dict, echo=None) -> RunResult:
     if context.cpu is not None:
         arguments += ["--cpu", str(context.cpu)]
     before = probe_now(context, "before")
+    context.timeline.mark("client_start")
     meta, columns = child_run(context, arguments, 3600, run["run_id"])
-    return RunResult({**meta, **before, **probe_now(context, "after")}, columns)
+    context.timeline.mark("client_done")
+    meta = {**meta, **before, **probe_now(context, "after")}
+    return RunResult(dict(meta, signals=signals(meta)), columns)

@@ -5,7 +5,7 @@ scratch file, with the speed probe before and after the child's timing."""
 import json
 
 from lab.campaign.context import Context, RunResult
-from lab.campaign.executors.common import child_run, quiet
+from lab.campaign.executors.common import child_run, quiet, signals
 from lab.campaign.speed import probe_now
 
 
@@ -27,5 +27,8 @@ def run_part_a(context: Context, run: dict, echo=None) -> RunResult:
     if context.cpu is not None:
         arguments += ["--cpu", str(context.cpu)]
     before = probe_now(context, "before")
+    context.timeline.mark("client_start")
     meta, columns = child_run(context, arguments, 1800, run["run_id"])
-    return RunResult({**meta, **before, **probe_now(context, "after")}, columns)
+    context.timeline.mark("client_done")
+    meta = {**meta, **before, **probe_now(context, "after")}
+    return RunResult(dict(meta, signals=signals(meta)), columns)

@@ -5,10 +5,8 @@ measurement core; the service's batches are added to the client's columns."""
 import numpy as np
 
 from lab.campaign.context import Context, RunFailed, RunResult
-from lab.campaign.executors.common import client_columns, quiet, service, watch_core
-from lab.campaign.speed import probe_now
+from lab.campaign.executors.common import ServedRun, client_columns, signals
 from lab.load.arrivals import arrival_seed
-from lab.machine.quiet import load_snapshot
 from lab.model import expected
 from lab.rawformat.names import rate_key
 from lab.servicespec import ServiceSpec, Setting
@@ -27,8 +25,8 @@ def run_part_b(context: Context, run: dict, echo=None) -> RunResult:
     expected.ensure()
     arrival_rate = run["rate_multiple"] * context.saturation_s
     seed = arrival_seed(context.campaign, run["round"], run["rate_multiple"])
-    with service(context, ServiceSpec(Setting.from_record(run["setting"]))) as proc:
-        quiet_record = quiet(context, echo)
+    served = ServedRun(context, echo)
+    with served.service(ServiceSpec(Setting.from_record(run["setting"]))) as proc:
         arguments = [
             "openloop",
             "--port",
@@ -43,12 +41,9 @@ def run_part_b(context: Context, run: dict, echo=None) -> RunResult:
             str(context.profile.drain_s),
         ]
         timeout_s = run["window_s"] + context.profile.drain_s + 120
-        probes = probe_now(context, "before")
-        with watch_core(context, proc) as watch:
+        with served.watch(proc):
             client_meta, columns = client_columns(context, arguments, timeout_s, run["run_id"])
-        probes.update(probe_now(context, "after"))
         batches = proc.batches()
-        load_after = load_snapshot(context.cpu)
     # The model call alone stays in the client's own file: one more per-request column would
     # take a full campaign past 40 MiB (the per-request `model_us` holds it and the way back).
     columns.pop("call_us", None)
@@ -60,9 +55,7 @@ def run_part_b(context: Context, run: dict, echo=None) -> RunResult:
     columns["batches_size"] = np.asarray(batches["size"], dtype="uint16")
     columns["batches_first_wait_us"] = np.asarray(batches["first_wait_us"], dtype="uint32")
     meta = {
-        "quiet": quiet_record,
-        "load_before": quiet_record,
-        "load_after": load_after,
+        **served.meta(),
         "round": run["round"],
         "rate_multiple": run["rate_multiple"],
         "arrival_rate": arrival_rate,
@@ -71,9 +64,8 @@ def run_part_b(context: Context, run: dict, echo=None) -> RunResult:
         "window_s": run["window_s"],
         "seed": seed,
         "client": client_meta["stats"],
-        "core_watch": watch.found,
-        **probes,
     }
+    meta["signals"] = signals(meta, columns)
     # Every setting in a round and rate meets the same arrivals: store them once.
     arrivals = f"r{run['round']}-x{rate_key(run['rate_multiple'])}.zip"
     shared = {"arrival_us": context.campaign_dir / "arrivals" / arrivals}

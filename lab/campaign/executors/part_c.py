@@ -6,11 +6,9 @@ the raw file. Used by the runner and by `python -m lab partc` (lab/parts/part_c/
 import numpy as np
 
 from lab.campaign.context import Context, RunResult
-from lab.campaign.executors.common import client_columns, quiet, service, watch_core
-from lab.campaign.speed import probe_now
+from lab.campaign.executors.common import ServedRun, client_columns, signals
 from lab.design import NONE, PART_C_BREAKDOWN_REPS
 from lab.load.arrivals import customer_offset
-from lab.machine.quiet import load_snapshot
 from lab.model import artifacts
 from lab.servicespec import ServiceSpec
 
@@ -31,9 +29,8 @@ def run_for_campaign(context: Context, run: dict, echo=None) -> tuple[dict, dict
     metadata)."""
     seed = run_seed(context.seed, run["run_index"])
     reps = PART_C_BREAKDOWN_REPS
-    with service(context, ServiceSpec(NONE)) as proc:
-        quiet_record = quiet(context, echo)
-        probes = probe_now(context, "before")
+    served = ServedRun(context, echo)
+    with served.service(ServiceSpec(NONE)) as proc:
         arguments = [
             "partc-client",
             "--records",
@@ -43,24 +40,19 @@ def run_for_campaign(context: Context, run: dict, echo=None) -> tuple[dict, dict
             "--port",
             str(proc.port),
         ]
-        with watch_core(context, proc) as watch:
+        with served.watch(proc):
             client_meta, columns = client_columns(
                 context, arguments, client_timeout_s(run["records"], reps), run["run_id"]
             )
-        probes.update(probe_now(context, "after"))
-        load_after = load_snapshot(context.cpu)
     meta = {
-        "quiet": quiet_record,
-        "load_before": quiet_record,
+        **served.meta(),
         "run_index": run["run_index"],
         "seed": seed,
         "customer_offset": customer_offset(seed, len(artifacts.request_ids())),
-        "load_after": load_after,
         "service": NONE.as_dict(),
-        "core_watch": watch.found,
-        **probes,
         **client_meta["part_c"],
     }
+    meta["signals"] = signals(meta)
     return meta, columns
 
 

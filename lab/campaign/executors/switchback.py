@@ -8,11 +8,9 @@ keeps each request's arm and both arms' batches. Columns and meta: data/README.m
 import numpy as np
 
 from lab.campaign.context import Context, RunFailed, RunResult
-from lab.campaign.executors.common import client_columns, quiet, service, watch_core
+from lab.campaign.executors.common import ServedRun, client_columns, signals
 from lab.campaign.executors.part_b import PART_B_LOG8
-from lab.campaign.speed import probe_now
 from lab.load.arrivals import switchback_seed
-from lab.machine.quiet import load_snapshot
 from lab.model import expected
 from lab.rawformat.names import rate_key
 from lab.service.arms import ARMS
@@ -50,8 +48,8 @@ def run_switchback(context: Context, run: dict, echo=None) -> RunResult:
     swap_routes = bool(run.get("swap_routes", False))  # planned before routes were swapped: no
     spec = ServiceSpec(Setting.from_record(run["arm_a"]), arm_b=Setting.from_record(run["arm_b"]),
                        added_work_us_b=run["added_work_us_b"], swap_routes=swap_routes)  # fmt: skip
-    with service(context, spec) as proc:
-        quiet_record = quiet(context, echo)
+    served = ServedRun(context, echo)
+    with served.service(spec) as proc:
         arguments = [
             "openloop",
             "--port", str(proc.port),
@@ -63,17 +61,12 @@ def run_switchback(context: Context, run: dict, echo=None) -> RunResult:
             "--first-arm", run["first_arm"],
         ] + (["--swap-routes"] if swap_routes else [])  # fmt: skip
         timeout_s = run["window_s"] + context.profile.drain_s + 120
-        probes = probe_now(context, "before")
-        with watch_core(context, proc) as watch:
+        with served.watch(proc):
             client_meta, columns = client_columns(context, arguments, timeout_s, run["run_id"])
-        probes.update(probe_now(context, "after"))
         columns.update(arm_batches(proc))
-        load_after = load_snapshot(context.cpu)
     columns.pop("call_us", None)  # as Part B: the per-request model call stays in `model_us`
     meta = {
-        "quiet": quiet_record,
-        "load_before": quiet_record,
-        "load_after": load_after,
+        **served.meta(),
         "run_index": run["run_index"],
         "rate_multiple": run["rate_multiple"],
         "arrival_rate": arrival_rate,
@@ -89,9 +82,8 @@ def run_switchback(context: Context, run: dict, echo=None) -> RunResult:
         "window_s": run["window_s"],
         "seed": seed,
         "client": client_meta["stats"],
-        "core_watch": watch.found,
-        **probes,
     }
+    meta["signals"] = signals(meta, columns)
     # The pairs of one index meet the same arrivals: store them once.
     arrivals = f"s{run['run_index']}-x{rate_key(run['rate_multiple'])}.zip"
     shared = {"arrival_us": context.campaign_dir / "arrivals" / arrivals}

@@ -1,0 +1,282 @@
+"""A profile's projected wall time and bytes, from seconds and bytes per run measured on a
+short campaign of the same per-run machinery; `python -m lab run` prints it before it starts.
+
+    python -m lab.campaign.projection --profile full3            # the projection
+    python -m lab.campaign.projection --measure data/raw/CAMPAIGN # a campaign's measured split
+
+A run's seconds are its overhead (the base metadata, the service's start, the quiet rule as
+the profile applies it, each speed probe it takes, the client's start, the batches read and
+the service stopped, the load snapshot when it sleeps, the file written) plus its timed part
+(a Part B or switchback window and its drain, S's counted seconds with the client's warm-up,
+Part A's calls, the bit check, Part C's records). MEASURED holds the parts as measured from
+the timelines of a short campaign (lab/campaign/timeline.py; `--measure` prints them and
+the constants to paste); the drain per rate is full-20261130's (its clients' wall time past
+the window, as a share of the 8 s window: the drain scales with the window, SUMMARY A).
+The campaign's start (the speed probe's calibration) is PROBE_CALIBRATION_S per probe plus
+its quiet check. A profile with re-runs also gets its re-run budget's worst case.
+
+Bytes per run: a fixed part (meta and zip) plus, for Part B and switchback runs, bytes per
+scheduled request (rate × S × window) and the shared arrivals' bytes per request; the other
+kinds their measured mean file. S is the short campaign's unless given.
+"""
+
+import argparse
+import math
+import statistics
+import sys
+from pathlib import Path
+
+from lab.campaign.schedule import build_schedule
+from lab.design import PROFILES, Profile
+from lab.rawformat import codec
+
+# The parts, in seconds per run and bytes per file, for a QUIET host. Measured 2026-12-02 on
+# a short campaign of full3's machinery (quick3, /work/notes/campaign3.md) with the machine
+# loaded by other work (load average 10-17): there the steps that full3 keeps took 4-6× their
+# quiet-host time (service start 1.19 s, client start 3.97 s, probe 0.38 s), so each step the
+# first two campaigns also had is full-20261130's quiet-host figure (SUMMARY A: service start
+# 0.19, client start 1.01 (S: 0.57), probe 0.08, the 0.48 s between runs); the steps that are
+# new are measured on quick3 and divided by 4, the smallest of those ratios (conservative):
+# the batches read and the service stopped with no sleep 0.31 / 4. The quiet check overlapped
+# with the start costs its first try's rest, max(quiet_seconds − service start, 0), on a host
+# where it passes first time (quick3: every check failed all its tries on the loaded host).
+# Part A, bits, S and Part C: full-20261130's runs (timed part from its probe stamps).
+MEASURED = {
+    "meta_s": 0.03,
+    "write_s": 0.37,  # with meta and stop: full-20261130's measured 0.48 s gap between runs
+    "stop_s": 0.08,
+    "probe_s": 0.08,
+    "service_start_s": 0.19,
+    "quiet_extra_s": 0.0,
+    "client_start_s": {"saturation": 0.57, "part_b": 1.01, "switchback": 1.01, "part_c": 0.0},
+    "child_start_s": {"part_a": 0.0, "bits": 0.0},
+    "saturation_warmup_s": 1.0,
+    "part_a_s_per_call": 23.4 / 2000,  # full-20261130: a Part A run between its probes
+    "part_c_s_per_record": 36.3 / 10_000,  # the mean of its 5 runs between their probes
+    "bits_s": 51.4,
+    # Bytes: per file the meta and zip (quick3: Part B 2,870, switchback 3,150), and the
+    # per-request columns per rate as full-20261130 stored them (its 8 s runs; the 2 s runs of
+    # quick-20261130 took about 10% less per request), the arrivals 1.7 bytes per request
+    # and 300 per file; the other kinds full-20261130's mean files.
+    "fixed_bytes": {"part_b": 2870, "switchback": 3150},
+    "column_bytes_per_request": {
+        0.5: 5.147,
+        0.8: 4.981,
+        1.0: 4.769,
+        1.25: 4.607,
+        1.6: 4.391,
+        2.0: 3.931,
+        2.5: 2.702,
+    },  # fmt: skip
+    "arrivals_bytes": (300, 1.7),
+    "bytes": {"part_a": 48_830, "bits": 1_200, "saturation": 22_015, "part_c": 190_077},
+    "campaign_files_bytes": 300_000,  # campaign.json (~14 KB) and full3's schedule.json (270 KB)
+    "saturation": 1177.25,  # S of full-20261130, the latest full campaign on this machine
+}
+# full-20261130, Part B first attempts: the client's wall time past the window ÷ the 8 s
+# window, the mean over its 17 settings and 5 rounds at each rate.
+DRAIN_SHARE = {0.5: 0.0, 0.8: 0.001, 1.0: 0.016, 1.25: 0.05, 1.6: 0.105, 2.0: 0.171, 2.5: 0.354}
+
+
+def drain_share(rate: float) -> float:
+    """The drain ÷ window at `rate` (nearest measured rate below it, 0 below the lowest)."""
+    below = [r for r in DRAIN_SHARE if r <= rate]
+    return DRAIN_SHARE[max(below)] if below else 0.0
+
+
+SERVED = ("saturation", "part_b", "switchback", "part_c")  # the kinds that start a service
+CHILD = ("part_a", "bits")  # the kinds timed in a child process, no service
+
+
+def overhead_s(kind: str, profile: Profile, m: dict) -> float:
+    """A run's seconds beyond its timed part, as the profile's machinery spends them."""
+    seconds = m["meta_s"] + m["write_s"] + len(profile.probes) * m["probe_s"]
+    if kind in CHILD:
+        return seconds + profile.quiet_seconds + m["child_start_s"][kind]
+    seconds += m["service_start_s"] + m["client_start_s"][kind] + m["stop_s"]
+    if profile.quiet_mode == "before":
+        seconds += profile.quiet_seconds
+    elif profile.quiet_mode == "startup":  # the check's first try spans the service's start
+        seconds += max(profile.quiet_seconds - m["service_start_s"], 0.0) + m["quiet_extra_s"]
+    if not profile.load_after_overlapped:
+        seconds += 0.5  # load_snapshot's own sleep
+    return seconds
+
+
+def timed_s(run: dict, profile: Profile, m: dict) -> float:
+    """A run's timed part: its window and drain, counted seconds, calls or records."""
+    kind = run["kind"]
+    if kind in ("part_b", "switchback"):
+        return run["window_s"] * (1 + drain_share(run["rate_multiple"]))
+    if kind == "saturation":
+        return run["counted_s"] + m["saturation_warmup_s"]
+    if kind == "part_a":
+        return m["part_a_s_per_call"] * run["calls_per_size"]
+    if kind == "part_c":
+        return m["part_c_s_per_record"] * run["records"]
+    return m["bits_s"]
+
+
+def requests(run: dict, saturation: float) -> float:
+    return run["rate_multiple"] * saturation * run["window_s"]
+
+
+def run_bytes(run: dict, saturation: float, m: dict) -> float:
+    kind = run["kind"]
+    if kind in ("part_b", "switchback"):
+        table = m["column_bytes_per_request"]  # the nearest measured rate's
+        per_request = table[min(table, key=lambda rate: abs(rate - run["rate_multiple"]))]
+        return m["fixed_bytes"][kind] + per_request * requests(run, saturation)
+    return m["bytes"][kind]
+
+
+def arrivals_bytes(schedule: list[dict], saturation: float, m: dict) -> float:
+    """The shared arrivals: one file per round (or switchback index) and rate."""
+    files = {}
+    for run in schedule:
+        if run["kind"] == "part_b":
+            files[("r", run["round"], run["rate_multiple"])] = run
+        elif run["kind"] == "switchback":
+            files[("s", run["run_index"], run["rate_multiple"])] = run
+    fixed, per_request = m["arrivals_bytes"]
+    return sum(fixed + per_request * requests(run, saturation) for run in files.values())
+
+
+def project(profile: Profile, saturation: float | None = None, m: dict | None = None) -> dict:
+    """{minutes, bytes, by_kind {kind: {runs, minutes, bytes}}, reruns_minutes, saturation}:
+    the profile's whole schedule (seed 1; the seed only orders runs), its calibration at the
+    start, and for a profile with re-runs the worst case of its re-run budget apart."""
+    m = MEASURED if m is None else m
+    saturation = m["saturation"] if saturation is None else saturation
+    schedule = build_schedule(profile, seed=1)
+    by_kind = {}
+    for run in schedule:
+        entry = by_kind.setdefault(run["kind"], {"runs": 0, "seconds": 0.0, "bytes": 0.0})
+        entry["runs"] += 1
+        entry["seconds"] += overhead_s(run["kind"], profile, m) + timed_s(run, profile, m)
+        entry["bytes"] += run_bytes(run, saturation, m)
+    calibration_s = profile.probe_calibration * (profile.quiet_seconds + m["probe_s"])
+    seconds = sum(entry["seconds"] for entry in by_kind.values()) + calibration_s
+    total_bytes = sum(e["bytes"] for e in by_kind.values()) + arrivals_bytes(
+        schedule, saturation, m
+    )
+    total_bytes += m["campaign_files_bytes"]
+    reruns_s = 0.0
+    if profile.reruns:  # the worst case: the whole re-run budget, at a mean run's seconds
+        budget = math.ceil(profile.slow_budget_share * len(schedule))
+        reruns_s = budget * seconds / len(schedule)
+    return {
+        "profile": profile.name,
+        "saturation": saturation,
+        "runs": len(schedule),
+        "minutes": seconds / 60,
+        "calibration_minutes": calibration_s / 60,
+        "reruns_minutes": reruns_s / 60,
+        "bytes": total_bytes,
+        "by_kind": {
+            kind: {"runs": e["runs"], "minutes": e["seconds"] / 60, "bytes": e["bytes"]}
+            for kind, e in by_kind.items()
+        },  # fmt: skip
+        "minutes_budget": profile.minutes_budget,
+        "bytes_budget": profile.bytes_budget,
+    }
+
+
+def describe(found: dict) -> str:
+    """The projection in a few lines, for `lab run` to print before it starts."""
+    mib = found["bytes"] / 2**20
+    lines = [
+        f"projected: {found['minutes']:.0f} min and {mib:.1f} MiB for {found['runs']} runs "
+        f"(at S = {found['saturation']:.0f}/s; seconds and bytes per run measured on a "
+        "short campaign, lab/campaign/projection.py)"
+    ]
+    parts = ", ".join(f"{kind} {e['runs']} runs {e['minutes']:.1f} min {e['bytes'] / 2**20:.1f} MiB"
+                      for kind, e in found["by_kind"].items())  # fmt: skip
+    lines.append(f"  {parts}; the speed probe's calibration {found['calibration_minutes']:.1f} min")
+    if found["reruns_minutes"]:
+        lines.append(f"  plus up to {found['reruns_minutes']:.0f} min of re-runs (its budget)")
+    budget = found["minutes_budget"]
+    over = []
+    if budget is not None and found["minutes"] + found["reruns_minutes"] > budget:
+        over.append(f"over its {budget:g} min")
+    if found["bytes"] > found["bytes_budget"]:
+        over.append(f"over its {found['bytes_budget'] / 2**20:g} MiB")
+    if over:
+        lines.append(f"  WARNING: the projection is {' and '.join(over)}")
+    elif budget is not None:
+        lines.append(f"  within its budget: {budget:g} min, {found['bytes_budget'] / 2**20:g} MiB")
+    return "\n".join(lines)
+
+
+# --- measuring the parts from a short campaign's timelines ------------------------------------
+
+
+def steps(meta: dict) -> dict:
+    """One run's seconds by step, from its timeline and its client's own wall time."""
+    marks = meta["timeline"]["marks"]
+    kind = meta["kind"]
+    found = {"meta": marks["meta"]}
+    before_quiet = marks.get("service_ready", marks["meta"])
+    if "service_ready" in marks:
+        found["service_start"] = marks["service_ready"] - marks["meta"]
+    after_quiet = marks.get("quiet", before_quiet)
+    found["quiet"] = after_quiet - before_quiet
+    client_start = marks["client_start"]
+    found["probe_before"] = client_start - after_quiet  # 0 when the profile takes none
+    client = marks["client_done"] - client_start
+    if kind in ("part_b", "switchback", "saturation"):  # the client's own wall time
+        wall = (
+            meta["client"]["wall_s"] if "client" in meta else meta["counted_s"] + meta["warmup_s"]
+        )
+        found["client_start"] = client - wall
+        found["window"] = meta.get("window_s", meta.get("counted_s"))
+        found["drain"] = wall - found["window"]
+    else:
+        found["timed"] = client
+    after_client = marks.get("probe_after", marks["client_done"])
+    found["probe_after"] = after_client - marks["client_done"]
+    stopped = marks.get("service_stopped", after_client)
+    found["stop"] = stopped - after_client
+    found["tail"] = marks["measured"] - stopped
+    return found
+
+
+def measure(folder: Path) -> dict:
+    """{kind: {step: [seconds per run]}} and per kind the file sizes, requests and S, from
+    every run of a campaign with timelines; `write` is the gap to the next run's start."""
+    metas = [(codec.read_meta(path), path) for path in codec.run_files(folder)]
+    metas.sort(key=lambda item: item[0]["timeline"]["start"])
+    by_kind: dict = {}
+    for index, (meta, path) in enumerate(metas):
+        kind = by_kind.setdefault(meta["kind"], {"steps": {}, "bytes": [], "requests": []})
+        for step, seconds in steps(meta).items():
+            kind["steps"].setdefault(step, []).append(seconds)
+        if index + 1 < len(metas):
+            end = meta["timeline"]["start"] + meta["timeline"]["marks"]["measured"]
+            gap = metas[index + 1][0]["timeline"]["start"] - end
+            kind["steps"].setdefault("write", []).append(gap)
+        kind["bytes"].append(path.stat().st_size)
+        kind["requests"].append((meta.get("client") or {}).get("requests", 0))
+    return by_kind
+
+
+def main(argv=None) -> int:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--profile", choices=sorted(PROFILES), default="full3")
+    parser.add_argument("--saturation", type=float, default=None, help="S, answers/s")
+    parser.add_argument("--measure", type=Path, help="a campaign folder with timelines")
+    args = parser.parse_args(argv)
+    if args.measure:
+        for kind, entry in measure(args.measure).items():
+            mean = statistics.mean(entry["bytes"])
+            print(f"{kind}: {len(entry['bytes'])} runs, mean file {mean:,.0f} bytes")
+            for step, values in entry["steps"].items():
+                print(f"  {step:<14} median {statistics.median(values):8.3f} s  "
+                      f"mean {statistics.mean(values):8.3f} s")  # fmt: skip
+        return 0
+    print(describe(project(PROFILES[args.profile], args.saturation)))
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
