@@ -119,8 +119,8 @@ def test_1000_at_once_each_request_gets_its_own_customers_score(service, expecte
         assert same_bits(body["probability"], expected_scores[customer_id]), customer_id
         sizes_seen.append(parse_server_timing(timing)["batch"])
     after = service.batches()
-    # A thousand requests alive at once meet a young collection once or twice, not the ~100
-    # times CPython's default threshold of 700 would run it (lab/service/gc_watch.py).
+    # A thousand requests alive at once meet a young collection once or twice, not once per
+    # 700 net allocations as with CPython's default threshold (lab/service/gc_watch.py).
     young_before, found = before.pop("gc")["collections"][0], after.pop("gc")
     assert found["collections"][0] - young_before <= 2
     assert found["threshold"][0] == gc_watch.YOUNG_THRESHOLD
