@@ -90,6 +90,7 @@ def test_one_real_run_adds_up_to_the_service_and_client_cpu(lab_artifacts):
     client_us = parts["load client, user"] + parts["load client, kernel"]
     assert sum(parts.values()) == pytest.approx(service_us + client_us, rel=0.01)
     assert run["answered"] > 150 and run["client"]["answers_differing"] == 0
-    assert run["perf_user_samples"] > 0 and sum(run["layers"].values()) == pytest.approx(1, abs=1e-3)
+    assert run["perf_user_samples"] > 0
+    assert sum(run["layers"].values()) == pytest.approx(1, abs=1e-3)
     assert run["layers"].get("model", 0) > 0  # the model is seen, not only the framework
     assert run["gc_counted"]["threshold"][0] == 100_000
