@@ -379,3 +379,24 @@ def test_batcher_json_missing_a_measure_is_named(bench_copy, tmp_path):
 
     with pytest.raises(DataError, match=r"batcher\.json: missing field 'summary.w1_overshoot_us'"):
         build(tmp_path / "out", bench_copy)
+
+
+def test_the_ceiling_is_measured_in_each_pair_and_the_best_batched_set_against_it():
+    runs = made_up_runs(2)
+    for run in runs:
+        if run["kind"] == "open" and run["setting"] == "none" and run["rate_multiple"] == 0.5:
+            run["model_us_p50"] = 100.0 if run["version"] == "new" else 90.0
+    summary = bench_batcher.summarize(runs, 2)
+    found = bench_batcher.Found(runs, 2)
+    for pair in (0, 1):
+        s_closed = found.value("new", pair, "throughput", kind="closed", setting="none")
+        ceiling = 1 / (1 - 100.0 * s_closed / 1e6)  # S / (1 - model share), as a multiple of S
+        assert summary["ceiling_over_none"]["new"]["per_pair"][pair] == pytest.approx(ceiling)
+        best = found.best_over_none("new", pair)
+        shares = summary["best_batched_share_of_ceiling"]["new"]["per_pair"]
+        assert shares[pair] == pytest.approx(best / ceiling)
+    target = summary["best_batched_share_of_ceiling"]["target"]
+    assert target == {"at_least": 0.90, "stretch": 0.95}
+    assert summary["best_batched_share_of_ceiling"]["met"] == (
+        summary["best_batched_share_of_ceiling"]["new"]["median"] >= 0.90
+    )

@@ -79,6 +79,8 @@ TARGETS = {
     "w1_overshoot_us": {"at_most": 85, "stretch": 50},
     "best_batched_over_none_at_2.5": {"at_least": 2.62},
     "b32_w0_kept_up_at_2": {"all_pairs": True},
+    # issue 33: the batching ceiling, measured in the same pair
+    "best_batched_share_of_ceiling": {"at_least": 0.90, "stretch": 0.95},
 }
 CLIENT_KEYS = ("requests", "answered", "never_answered", "non_200", "client_cpu_us_per_request",
                "dispatch_lag_us_p50", "answers_compared", "answers_differing", "event_loop",
@@ -139,7 +141,9 @@ class Bench:
                 )
             batches = service.batches()
         run_throughput = throughput(columns, self.window_s)
+        model_us = columns["model_us"][columns["status"] == 200]
         found.update(
+            model_us_p50=float(np.median(model_us)) if len(model_us) else None,
             latency_us=latency_percentiles_us(columns),
             p50_us=latency_percentiles_us(columns)["p50"],
             throughput=round(run_throughput, 3),
@@ -202,6 +206,8 @@ def _compare(per_version: dict[str, list[float]], target: dict | None = None) ->
             found["stretch_met"] = new <= target["stretch"]
         elif "at_least" in target:
             found["met"] = new >= target["at_least"]
+            if "stretch" in target:
+                found["stretch_met"] = new >= target["stretch"]
     return found
 
 
@@ -243,6 +249,23 @@ class Found:
         if not none or None in batched:
             return None
         return max(batched) / none
+
+    def ceiling_over_none(self, version: str, pair: int) -> float | None:
+        """The most a batcher can answer, as a multiple of none's S: S ÷ (1 − the model call's
+        share of an answer's core time), the share being none's model call at 0.5 × S (its
+        median, Server-Timing) × S (the closed loop's), as generator/arithmetic/figures.py."""
+        model_us = self.value(version, pair, "model_us_p50", kind="open", setting="none",
+                              rate_multiple=0.5)  # fmt: skip
+        saturation = self.value(version, pair, "throughput", kind="closed", setting="none")
+        if model_us is None or not saturation:
+            return None
+        share = model_us * saturation / 1e6
+        return 1 / (1 - share) if 0 < share < 1 else None
+
+    def share_of_ceiling(self, version: str, pair: int) -> float | None:
+        """Best batched ÷ none at 2.5 × S, as a share of the ceiling measured in the same pair."""
+        best, ceiling = self.best_over_none(version, pair), self.ceiling_over_none(version, pair)
+        return best / ceiling if best is not None and ceiling else None
 
     def kept_up_pairs(self, setting: str, multiple: float) -> dict[str, int]:
         where = {"kind": "open", "setting": setting, "rate_multiple": multiple}
@@ -286,6 +309,14 @@ def summarize(runs: list[dict], pairs: int) -> dict:
         "best_batched_over_none_at_2.5": _compare(
             found.per_pair(found.best_over_none), TARGETS["best_batched_over_none_at_2.5"]
         ),
+        "ceiling_over_none": _compare(found.per_pair(found.ceiling_over_none)),
+        "best_batched_share_of_ceiling": _compare(
+            found.per_pair(found.share_of_ceiling), TARGETS["best_batched_share_of_ceiling"]
+        ),
+        "b32_w0_kept_up_at_2.5": {
+            version: {"pairs_kept_up": count, "pairs": pairs}
+            for version, count in high["x2.5"]["B=32 W=0"]["kept_up_pairs"].items()
+        },
         "b32_w0_kept_up_at_2": {
             version: {"pairs_kept_up": count, "pairs": pairs}
             for version, count in high["x2"]["B=32 W=0"]["kept_up_pairs"].items()
@@ -310,15 +341,23 @@ def load_probe(spec: str | None) -> Callable | None:
 
 
 def run_bench(cpu=1, pairs=5, window_s=8.0, old=OLD_COMMIT, saturation=None, drain_s=30.0,
-              probe=None, nice=0) -> dict:  # fmt: skip
-    """Run the pairs and return what batcher.json holds."""
+              probe=None, nice=0, measure_saturation=False) -> dict:  # fmt: skip
+    """Run the pairs and return what batcher.json holds. `measure_saturation`: S is this
+    host's today (the median of three closed loops of none, this machinery), not the
+    campaign's."""
     shielded = shield(nice)
-    saturation = saturation or campaign_saturation(CAMPAIGN)
-    bench = Bench(cpu, window_s, saturation, drain_s, probe)
+    loops = None
     with (
         Machinery("old", commit=old) as old_version,
         Machinery("new") as new_version,
     ):
+        if measure_saturation and saturation is None:
+            loops = [Bench(cpu, window_s, 0, drain_s, None).closed_loop(
+                new_version, -1, "none", NONE, 16)["throughput"] for _ in range(3)]  # fmt: skip
+            saturation = statistics.median(loops)
+            print(f"S = {saturation:.1f} answers/s (closed loops: {loops})", flush=True)
+        saturation = saturation or campaign_saturation(CAMPAIGN)
+        bench = Bench(cpu, window_s, saturation, drain_s, probe)
         for index in range(pairs):
             print(f"pair {index + 1} of {pairs}", flush=True)
             bench.pair(index, [old_version, new_version])
@@ -334,6 +373,7 @@ def run_bench(cpu=1, pairs=5, window_s=8.0, old=OLD_COMMIT, saturation=None, dra
         "window_s": window_s,
         "drain_s": drain_s,
         "saturation_S_reference": saturation,
+        "saturation_loops_throughput": loops,  # None: S given or the campaign's
         "nice": nice,
         "shielded": shielded,
         "probe": getattr(probe, "__name__", None),
@@ -358,6 +398,11 @@ def main(argv=None) -> int:
     )
     parser.add_argument("--old", default=OLD_COMMIT, help="the commit of the old machinery")
     parser.add_argument("--saturation", type=float, default=None, help="S (default: campaign's)")
+    parser.add_argument(
+        "--measure-saturation",
+        action="store_true",
+        help="S measured first on this host (median of three closed loops)",
+    )
     parser.add_argument("--probe", default=None, help="MODULE:FUNCTION, called with the core")
     parser.add_argument("--nice", type=int, default=0, help=NICE_HELP)
     parser.add_argument(
@@ -365,7 +410,8 @@ def main(argv=None) -> int:
     )
     args = parser.parse_args(argv)
     found = run_bench(args.cpu, args.pairs, args.window_s, args.old, args.saturation,
-                      args.drain_s, load_probe(args.probe), args.nice)  # fmt: skip
+                      args.drain_s, load_probe(args.probe), args.nice,
+                      args.measure_saturation)  # fmt: skip
     found["command"] = "python -m lab.bench.batcher " + " ".join(argv or sys.argv[1:])
     args.out.parent.mkdir(parents=True, exist_ok=True)
     args.out.write_text(json.dumps(found, indent=1, sort_keys=True) + "\n")

@@ -17,6 +17,7 @@ through them in tests/test_openloop.py, tests/test_closedloop.py and tests/test_
 """
 
 import asyncio
+import re
 import resource
 import time
 from collections.abc import Callable
@@ -113,6 +114,22 @@ def read_response(data: bytes) -> tuple[int, bytes, bytes] | None:
         line_end = head.find(b"\r\n", at + len(SERVER_TIMING))
         timing = head[at + len(SERVER_TIMING) : line_end if line_end >= 0 else head_end]
     return int(data[9:12]), timing, data[head_end + 4 :]
+
+
+CONTENT_LENGTH_LINE = re.compile(rb"\r\ncontent-length:[ \t]*(\d+)", re.IGNORECASE)
+
+
+def response_length(data: bytes) -> int | None:
+    """The whole length of the one HTTP/1.1 response that `data` starts, None while its head
+    has not ended; BadResponse for a head without Content-Length. Cheaper than
+    `read_response` (one search in C): the open-loop client calls it inside the window."""
+    head_end = data.find(HEAD_END)
+    if head_end < 0:
+        return None
+    length = CONTENT_LENGTH_LINE.search(data, 0, head_end + 2)
+    if length is None:
+        raise BadResponse(f"response without Content-Length: {bytes(data[:200])!r}")
+    return head_end + 4 + int(length.group(1))
 
 
 def head_ended(data: bytes) -> bool:

@@ -118,9 +118,11 @@ class Connections:
         """Connections with bytes (or a close) to read."""
         return [self.by_fd[fd] for fd, _ in self.poller.poll(timeout_s)]
 
-    def receive(self, index: int) -> tuple[int, tuple, int, int] | None:
-        """(tag, (status, timing, body), arrived_realtime_ns, read_ns) once a whole answer is
-        in, None while it is partial; PeerClosed or BadResponse when the exchange broke."""
+    def receive(self, index: int) -> tuple[int, bytes, bytes, int] | None:
+        """(tag, the whole response's bytes, the kernel's receive timestamp as raw bytes (b""
+        when none), read_ns) once a whole answer is in, None while it is partial; PeerClosed
+        or BadResponse when the exchange broke. Only the length is read here: the rest of
+        the answer is read after the window (`parse_answers`), off the shared core's clock."""
         try:
             data, ancillary, _, _ = self.sockets[index].recvmsg(RECV_BYTES, self.ancillary)
         except BlockingIOError:
@@ -137,21 +139,25 @@ class Connections:
                 f"{self.where(index)}: {len(data)} bytes arrived with no request outstanding"
             )
         try:
-            answer = httpclient.read_response(data)
+            total = httpclient.response_length(data)
         except httpclient.BadResponse as bad:
             raise httpclient.BadResponse(f"{self.where(index)}: {bad}") from None
-        if answer is None:
-            if len(data) > httpclient.MAX_HEAD_BYTES and not httpclient.head_ended(data):
+        if total is None or len(data) < total:
+            if total is None and len(data) > httpclient.MAX_HEAD_BYTES:
                 raise httpclient.BadResponse(f"{self.where(index)}: no end of headers")
             self.buffer[index] = data
             return None
-        arrived_ns = -1
+        if len(data) > total:
+            raise httpclient.BadResponse(
+                f"{self.where(index)}: {len(data) - total} bytes beyond the answer "
+                "(the client never pipelines)"
+            )
+        stamp = b""  # the last piece's timestamp: the answer's last byte reached the socket then
         for level, kind, payload in ancillary:
             if level == socket.SOL_SOCKET and kind == SO_TIMESTAMPNS:
-                seconds, nanoseconds = TIMESPEC.unpack_from(payload)
-                arrived_ns = seconds * NS_PER_S + nanoseconds
+                stamp = payload
         tag, self.tag[index] = self.tag[index], IDLE
-        return tag, answer, arrived_ns, read_ns
+        return tag, data, stamp, read_ns
 
     def _lost(self, index: int, how: str) -> str:
         tag = self.tag[index]
@@ -172,7 +178,7 @@ class Connections:
             for index in self.ready(0.1):
                 received = self.receive(index)
                 if received is not None:
-                    status = received[1][0]
+                    status = httpclient.read_response(received[1])[0]
                     if status != 200:
                         raise httpclient.BadResponse(f"GET /health answered {status}")
                     owed -= 1
@@ -199,8 +205,11 @@ class OpenLoop:
         self.waited_for_connection = 0
         self.taken_ns = [0] * count  # when the client took each arrival (awake at its time)
         self.sent_ns = [0] * count
-        self.arrived_ns = [-1] * count  # kernel receive timestamp (realtime) of each answer
+        self.response = [b""] * count  # each answer's bytes, read after the window
+        self.stamp = [b""] * count  # its kernel receive timestamp (a raw timespec), if any
         self.read_ns = [0] * count  # when the client read it
+        # Filled by parse_answers after the window:
+        self.arrived_ns = [-1] * count  # kernel receive timestamp (realtime) of each answer
         self.status = [0] * count
         self.timing = [b""] * count
         self.body = [b""] * count
@@ -246,12 +255,7 @@ class OpenLoop:
             received = connections.receive(connection)
             if received is None:
                 continue
-            index, (status, timing, body), arrived_ns, read_ns = received
-            self.arrived_ns[index] = arrived_ns
-            self.read_ns[index] = read_ns
-            self.status[index] = status
-            self.timing[index] = timing
-            self.body[index] = body
+            index, self.response[index], self.stamp[index], self.read_ns[index] = received
             self.answered += 1
             self.busy -= 1
             if self.waiting:
@@ -307,6 +311,7 @@ def run_open_loop(
     finally:
         sleeper.close()
         pool.close()
+    parse_answers(run, pool)
     columns = _columns(run, clock)
     stats = _stats(run, clock, columns, window_s, arrival_rate, connections, drain_s)
     stats["timer"] = sleeper.kind
@@ -316,6 +321,23 @@ def run_open_loop(
         stats["arm_requests"] = [int(np.count_nonzero(arms == arm)) for arm in (0, 1)]
         stats["slices"] = -(-round(window_s * 1e6) // slice_us)  # the window's slices, rounded up
     return columns, stats
+
+
+def parse_answers(run: OpenLoop, pool: Connections) -> None:
+    """Each answer's status, Server-Timing and body out of its bytes, and its kernel receive
+    timestamp out of its raw timespec (BadResponse, naming the connection's request, for bytes
+    that are not one response)."""
+    for index, data in enumerate(run.response):
+        if not data:
+            continue
+        try:
+            run.status[index], run.timing[index], run.body[index] = httpclient.read_response(data)
+        except httpclient.BadResponse as bad:
+            raise httpclient.BadResponse(f"the answer to request {index}: {bad}") from None
+        if run.stamp[index]:
+            seconds, nanoseconds = TIMESPEC.unpack_from(run.stamp[index])
+            run.arrived_ns[index] = seconds * NS_PER_S + nanoseconds
+    run.response = run.stamp = []  # no longer needed: the run keeps the parsed columns
 
 
 def _timed_window(run: OpenLoop, sleeper, window_s: float, drain_s: float) -> dict:
@@ -339,6 +361,8 @@ def _timed_window(run: OpenLoop, sleeper, window_s: float, drain_s: float) -> di
         "cpu_ns": cpu_ns,
         "offset_ns": offset_before,
         "offset_drift_ns": offset_after - offset_before,
+        "user_s": usage_after.ru_utime - usage_before.ru_utime,
+        "system_s": usage_after.ru_stime - usage_before.ru_stime,
         "voluntary_switches": usage_after.ru_nvcsw - usage_before.ru_nvcsw,
         "involuntary_switches": usage_after.ru_nivcsw - usage_before.ru_nivcsw,
     }
@@ -412,12 +436,19 @@ def _stats(run, clock, columns, window_s, arrival_rate, connections, drain_s) ->
         "realtime_clock_drift_us": round(clock["offset_drift_ns"] / 1000, 3),
         "client_cpu_s": round(cpu_s, 6),
         "client_cpu_us_per_request": round(cpu_s * 1e6 / requests, 3) if requests else 0.0,
+        # The kernel's share is mostly loopback TCP: a send runs the service's receive path.
+        "client_user_us_per_request": per_request_us(clock["user_s"], requests),
+        "client_system_us_per_request": per_request_us(clock["system_s"], requests),
         "client_wakeups": run.wakeups,
         "client_voluntary_switches": clock["voluntary_switches"],
         "client_involuntary_switches": clock["involuntary_switches"],
         "wall_s": round((clock["end_ns"] - clock["start_ns"]) / NS_PER_S, 6),
         "event_loop": "none",
     }
+
+
+def per_request_us(seconds: float, requests: int) -> float:
+    return round(seconds * 1e6 / requests, 3) if requests else 0.0
 
 
 def check_answers(run: OpenLoop, customer_ids: np.ndarray, expected) -> dict:

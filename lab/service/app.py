@@ -12,8 +12,9 @@ Routes
                         dense and aligned (see lab/service/batch_route.py); Server-Timing: parse,
                         validate, lookup, model, serialize
   GET  /batches         {"size": [...], "first_wait_us": [...], "batches_made": n,
-                        "rows_scored": n, "records_dropped": n}: the last 262,144 batches
-                        (batcher.KEEP_BATCHES), oldest first, and totals since the start
+                        "rows_scored": n, "records_dropped": n, "gc": {…}}: the last 262,144
+                        batches (batcher.KEEP_BATCHES), oldest first, totals since the start,
+                        and the garbage collector's work (lab/service/gc_watch.py)
 
 Batcher none: the handler scores its own row. Batcher queue: the row goes to the
 micro-batcher (lab/service/batcher.py) with the cap B and the wait W. Every score comes
@@ -37,6 +38,7 @@ from lab.model import artifacts
 from lab.model.feature_names import FEATURES
 from lab.model.scoring import score
 from lab.model.store import FeatureStore
+from lab.service import gc_watch
 from lab.service.batch_route import (
     BadRecord,
     Rejected,
@@ -176,7 +178,8 @@ class Predictor:
         return json_response(content, status, format_durations(durations))
 
     def batches(self) -> Response:
-        found = self.batcher.batches() if self.batcher else NO_BATCHES
+        found = dict(self.batcher.batches() if self.batcher else NO_BATCHES)
+        found["gc"] = gc_watch.snapshot()
         return json_response(json.dumps(found, separators=(",", ":")).encode())
 
 

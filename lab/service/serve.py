@@ -7,12 +7,12 @@ calibration check alone adds `--added-work-us-b N`. The pre-loaded launcher
 (lab/service/preload.py) serves with the same `run_uvicorn`.
 """
 
-import gc
 import sys
 
 import uvicorn
 
 from lab import servicespec
+from lab.service import gc_watch
 from lab.service.app import create_app
 from lab.service.switchback import create_switchback_app
 from lab.servicespec import ServiceSpec
@@ -47,10 +47,9 @@ def main(args) -> int:
 
 def run_uvicorn(app, host: str, port: int) -> None:
     """Serve `app` until SIGTERM (also used by the pre-loaded launcher's services)."""
-    # The model and the app are loaded for good: move them out of the garbage collector's
-    # sight, so a collection does not walk ~150k long-lived objects in the middle of a request.
-    gc.collect()
-    gc.freeze()
+    # The model and the app are loaded for good: out of the garbage collector's sight, and
+    # the collector kept out of the requests' way (why: lab/service/gc_watch.py).
+    gc_watch.settle()
     uvicorn.run(
         app,
         host=host,
