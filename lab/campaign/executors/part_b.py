@@ -64,6 +64,8 @@ def run_part_b(context: Context, run: dict, echo=None) -> RunResult:
         "window_s": run["window_s"],
         "seed": seed,
         "client": client_meta["stats"],
+        # The service's garbage collector over the run's life (lab/service/gc_watch.py).
+        "service_gc": batches.get("gc"),
     }
     meta["signals"] = signals(meta, columns)
     # Every setting in a round and rate meets the same arrivals: store them once.
