@@ -335,7 +335,7 @@ def calibrate_results(results: dict) -> dict:
 
 LOAD_READ = [
     "machinery.kind",
-    "machinery.answer_clocks",
+    "machinery.answer_clocks.*",
     "part_c.breakdown.single.round_trip_us_p50",
     "part_c.breakdown.single.round_trip_us_p99",
     "part_b.settings.*.max_batch",
