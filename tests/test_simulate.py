@@ -2,8 +2,8 @@
 (generator/simulation/validate.py): deterministic, right on queues with known answers, faithful to
 the batcher's rules and to the machinery (timer, batcher, client) the campaign recorded; its costs
 at S from no Part B number, the growth with load from results.json alone (the unbatched cells
-only); other costs and the reader's machine (a demo file, refused field by field when wrong). Its speed is a benchmark, not a test
-(tests/bench_simulate.py).
+only); other costs and the reader's machine (a demo file, refused field by field when wrong).
+Its speed is a benchmark, not a test (tests/bench_simulate.py).
 
 Run: `.venv/bin/pytest -q tests/test_simulate.py`.
 """
