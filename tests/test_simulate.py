@@ -1,8 +1,9 @@
 """The simulator (site_src/explorer/simulate.py) and its check against the lab
 (generator/simulation/validate.py): deterministic, right on queues with known answers, faithful to
-the batcher's rules, calibrated from no Part B number; other costs and the reader's machine (a
-demo file, refused field by field when wrong). Its speed is a benchmark, not a test
-(tests/bench_simulate.py).
+the batcher's rules and to the machinery (timer, batcher, client) the campaign recorded; its costs
+at S from no Part B number, the growth with load from results.json alone (the unbatched cells
+only); other costs and the reader's machine (a demo file, refused field by field when wrong).
+Its speed is a benchmark, not a test (tests/bench_simulate.py).
 
 Run: `.venv/bin/pytest -q tests/test_simulate.py`.
 """
@@ -11,6 +12,7 @@ import ast
 import copy
 import inspect
 import json
+import re
 import shutil
 import statistics
 import subprocess
@@ -162,13 +164,134 @@ def test_the_calibration_takes_only_part_a_saturation_and_part_c(sim):
     assert sorted(inputs) == ["part_a", "part_c", "saturation"]
 
 
-def test_the_calibration_and_the_answer_do_not_change_without_part_b(sim, results):
+def test_the_costs_at_s_do_not_change_without_part_b_and_only_the_load_fit_reads_it(sim, results):
     without = {key: value for key, value in results.items() if key not in PART_B_KEYS}
     calibrated = sim.calibrate(**simulation.calibration_inputs(results))
     assert sim.calibrate(**simulation.calibration_inputs(without)) == calibrated
-    assert sim.simulate(without, 32, 2, 1.0, window_s=1.0) == sim.simulate(
-        results, 32, 2, 1.0, window_s=1.0
+    whole, alone = sim.calibrate_results(results), sim.calibrate_results(without)
+    assert "load" in whole and "load" not in alone
+    same = {key: whole[key] for key in whole if key not in ("load", "sources")}
+    assert same.pop("batcher_us_per_batch") == whole["load"]["batcher_us_per_batch"]
+    assert same.pop("service_wake_us") == whole["load"]["service_wake_us"]
+    assert {key: alone[key] for key in same} == same
+
+
+def test_the_whole_calibration_reads_only_the_results_json_numbers_it_names(sim, results):
+    """calibrate_results() is a function of results.json alone: every key it reads is one it
+    declares (a `*` stands for a setting's name or a rate key), and it opens no file."""
+    seen: set = set()
+    calibrated = sim.calibrate_results(Reading(results, "", seen))
+    declared = [re.escape(path).replace(r"\*", r".+") for path in calibrated["sources"]["read"]]
+    pattern = re.compile("|".join(f"(?:{path})" for path in declared))
+    read = {path.lstrip(".") for path in seen}
+    assert any(path.startswith("part_b.") for path in read)
+    assert any(path.startswith("machinery.") for path in read)
+    assert [path for path in read if not pattern.fullmatch(path)] == []
+
+
+def cells_on_lines(client: tuple, outside: tuple, model_one: float, per_batch: float) -> dict:
+    """Part B cells of none and queue B=1 that fell behind, made from known straight lines:
+    throughput = 10⁶ / (client + outside + model [+ per batch]) at each rate; and a batched
+    setting the fit must ignore."""
+    rates = {"none": (0, 0.0), "B=1 W=0": (1, per_batch), "B=8 W=0": (8, 1e6)}
+    settings = {}
+    for name, (cap, extra) in rates.items():
+        cells = {}
+        for x in (0.5, 1.0, 1.5, 2.5):
+            client_us = client[0] + client[1] * x
+            outside_us = outside[0] + outside[1] * x
+            behind = x >= 1.0
+            cells[f"{x:g}"] = {
+                "rounds": [0, 1],
+                "client_cpu_us_per_request": client_us,
+                "keeps_up_rounds": 0 if behind else 2,
+                "throughput": 1e6 / (client_us + outside_us + model_one + extra),
+            }
+        settings[name] = {"max_batch": cap, "rates": cells}
+    return {"settings": settings}
+
+
+def test_the_load_fit_finds_the_lines_the_cells_were_made_from(sim, costs):
+    client, outside, per_batch = (90.0, -8.0), (280.0, 6.0), 40.0
+    part_b = cells_on_lines(client, outside, costs["model_us"][0], per_batch)
+    fitted = sim.load_fit(part_b, {}, costs)
+    assert fitted["client_line"] == pytest.approx(client, abs=1e-3)
+    assert fitted["outside_line"] == pytest.approx(outside, abs=1e-3)
+    assert fitted["batcher_us_per_batch"] == pytest.approx(per_batch, abs=1e-3)
+    assert fitted["service_wake_us"] == pytest.approx(client[0] - costs["sources"]["client_us"],
+                                                      abs=1e-3)  # fmt: skip
+    assert fitted["fell_behind_none"] == [1.0, 1.5, 2.5]
+    # at a rate the costs are on those lines, as factors on the costs at S
+    loaded = sim.at_load(dict(costs, load=fitted), 2.0 * costs["S"])
+    assert loaded["client_send_us"] + loaded["client_receive_us"] == pytest.approx(
+        client[0] + 2.0 * client[1]
     )
+    assert loaded["handler_before_us"] + loaded["answer_us"] == pytest.approx(
+        outside[0] + 2.0 * outside[1]
+    )
+
+
+def test_no_unbatched_cell_that_fell_behind_means_no_load_fit(sim, costs):
+    part_b = cells_on_lines((90.0, -8.0), (280.0, 6.0), costs["model_us"][0], 40.0)
+    for setting in part_b["settings"].values():
+        for cell in setting["rates"].values():
+            cell["keeps_up_rounds"] = 2
+    assert sim.load_fit(part_b, {}, costs) is None
+    assert sim.at_load(costs, 2.0 * costs["S"]) is costs
+
+
+# --- the machinery the campaign recorded ---------------------------------------------------
+
+
+@pytest.mark.parametrize(
+    ("recorded", "timer", "batcher", "clock"),
+    [
+        ({"kind": "first", "answer_clocks": {}}, "uvloop", "task", "read"),
+        (
+            {"kind": "second", "answer_clocks": {"kernel receive timestamp": 9, "client read": 1}},
+            "timerfd",
+            "inline",
+            "received",
+        ),  # fmt: skip
+        ({"kind": "second", "answer_clocks": {"client read": 5}}, "timerfd", "inline", "read"),
+        (None, "uvloop", "task", "read"),
+    ],
+)
+def test_the_timer_follows_the_recorded_machinery(sim, results, recorded, timer, batcher, clock):
+    changed = dict(results, machinery=recorded) if recorded else dict(results, machinery=None)
+    costs = sim.calibrate_results(changed)
+    assert (costs["timer"], costs["batcher"], costs["answer_clock"]) == (timer, batcher, clock)
+
+
+def test_a_precise_timer_waits_exactly_w_and_uvloops_up_to_a_millisecond_more(sim, costs):
+    """One request alone, W = 2 ms: the timerfd fires at W to the µs; uvloop's whole-ms timer
+    on its whole-ms clock fires at W or up to 1 ms and the timer slack later."""
+    total = (costs["client_send_us"] + costs["handler_before_us"] + costs["model_us"][0]
+             + costs["answer_us"] + costs["client_receive_us"])  # fmt: skip
+    precise = dict(costs, timer="timerfd")
+    waited = [sim.serve([5000.0], 32, 2, precise, seed)["done_us"][0] - 5000.0 - total
+              for seed in range(20)]  # fmt: skip
+    assert waited == pytest.approx([2000.0] * 20, abs=1e-6)
+    loose = [sim.serve([5000.0], 32, 2, costs, seed)["done_us"][0] - 5000.0 - total
+             for seed in range(20)]  # fmt: skip
+    assert all(2000 <= wait <= 3000 + costs["timer_slack_us"] for wait in loose)
+    assert max(loose) > 2000 + costs["timer_slack_us"]
+
+
+def test_the_second_machinery_scores_a_full_batch_in_its_handler_and_times_the_write(sim, costs):
+    second = dict(costs, timer="timerfd", batcher="inline", answer_clock="received",
+                  client_collect_us=sim.COLLECT_US)  # fmt: skip
+    arrivals = sim.poisson_arrivals_us(2.5 * costs["S"], 2.0, 3)
+    served = sim.serve(arrivals, 8, 10, second, seed=3)
+    assert max(served["batch_size"]) == 8
+    assert min(served["first_wait_us"]) >= 0
+    assert served["done_us"] == served["written_us"]  # the kernel's receive timestamp
+    alone = sim.serve([5000.0], 32, 0, second, seed=0)
+    assert alone["timers"] == 0 and alone["batch_size"] == [1]
+    assert alone["done_us"][0] - 5000.0 == pytest.approx(
+        costs["client_send_us"] + costs["handler_before_us"] + costs["model_us"][0]
+        + costs["answer_us"]
+    )  # fmt: skip
 
 
 class Reading(dict):
@@ -183,6 +306,12 @@ class Reading(dict):
 
     def get(self, key, default=None):
         return self.wrap(key, super().get(key, default)) if key in self else default
+
+    def values(self):
+        return [self[key] for key in self]
+
+    def items(self):
+        return [(key, self[key]) for key in self]
 
     def wrap(self, key, value):
         path = f"{self.path}.{key}"

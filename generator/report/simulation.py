@@ -257,3 +257,9 @@ def check(data: dict, results: dict, check, say, sources: dict) -> None:
         f"{summary['keeps_up_agree']} of {summary['cells']}; {examples} what-ifs print the "
         "published answers"
     )
+    if batched:
+        say(
+            f"the load fit and the machinery ({published['timer']} timer) from the published "
+            f"cells agree; held out (the batched cells): agree on "
+            f"{section['held_out']['keeps_up_agree']} of {section['held_out']['cells']}"
+        )

@@ -335,7 +335,7 @@ def calibrate_results(results: dict) -> dict:
 
 LOAD_READ = [
     "machinery.kind",
-    "machinery.answer_clocks",
+    "machinery.answer_clocks.*",
     "part_c.breakdown.single.round_trip_us_p50",
     "part_c.breakdown.single.round_trip_us_p99",
     "part_b.settings.*.max_batch",
@@ -525,11 +525,13 @@ def for_machine(results: dict, demo) -> dict:
     costs["model_sizes"] = found["sizes"]
     costs["model_us"] = [max(model_map["slope"] * value + model_map["offset_us"], 0.0)
                          for value in found["per_call_us"]]  # fmt: skip
-    for part in ("client_send_us", "client_receive_us", "handler_before_us", "answer_us"):
-        costs[part] = lab[part] * speed
+    for part in ("client_send_us", "client_receive_us", "handler_before_us", "answer_us",
+                 "batcher_us_per_batch", "service_wake_us"):  # fmt: skip
+        if part in lab:
+            costs[part] = lab[part] * speed
     costs["S"] = 1e6 / one_row_us(costs)
     costs["sources"] = dict(lab["sources"], machine=found["machine"], speed=round(speed, 5),
-                            assumed=[*ASSUMED, *MACHINE_ASSUMED])  # fmt: skip
+                            assumed=[*lab["sources"]["assumed"], *MACHINE_ASSUMED])  # fmt: skip
     return costs
 
 
