@@ -149,12 +149,14 @@ class ServedRun:
     @contextlib.contextmanager
     def watch(self, proc):
         self.context.timeline.mark("client_start")
+        start = cpu_sample(self.cpu)
         with watch_core(self.context, proc) as watch:
             yield watch
         self.found = watch.found
         self.context.timeline.mark("client_done")
-        if self.context.profile.quiet_mode == "watch":
-            self.quiet = dict(quiet_from_watch(watch.found, self.cpu), mode="watch")
+        if self.context.profile.quiet_mode == "watch":  # the run's steal and load, its shares
+            span = load_between(self.cpu, start, cpu_sample(self.cpu))
+            self.quiet = {**span, **quiet_from_watch(watch.found, self.cpu), "mode": "watch"}
         self.probes.update(probe_now(self.context, "after"))
 
     def meta(self) -> dict:
