@@ -216,6 +216,11 @@ def best_over_none(opened: list, version, pair):
     return None if not none or None in batched else max(batched) / none
 
 
+def overshoot(opened: list, version, pair):
+    """The W = 1 ms overshoot of one pair (µs)."""
+    return open_value(opened, version, pair, "B=32 W=1", 0.5, "overshoot_us")
+
+
 def kept_pairs(opened: list, setting: str, multiple: float) -> dict:
     return {version: sum(bool(run["kept_up"]) for run in opened if run["version"] == version
                          and run["setting"] == setting and run["rate_multiple"] == multiple)
@@ -274,10 +279,9 @@ def batcher_numbers(found: dict) -> dict:
             per_pair(runs, pairs, b1_minus_none), target("queue_b1_p50_overhead_us")
         ),
         "w1_overshoot_us": versus(
-            per_pair(runs, pairs, lambda v, p: open_value(opened, v, p, "B=32 W=1", 0.5,
-                                                          "overshoot_us")),
+            per_pair(runs, pairs, lambda v, p: overshoot(opened, v, p)),
             target("w1_overshoot_us"),
-        ),  # fmt: skip
+        ),
         "best_batched_over_none_at_2.5": versus(
             per_pair(runs, pairs, lambda v, p: best_over_none(opened, v, p)),
             target("best_batched_over_none_at_2.5"),
@@ -396,15 +400,16 @@ def core_findings(summary: dict, parts: list, settings: list, multiples: list) -
             low, high = summary[version][setting][low_key], summary[version][setting][top_key]
             grown = [(high[part] - low[part], -index) for index, part in enumerate(parts)]
             amount, minus_index = max(grown)
+            gc_low, gc_high = low["garbage collector"], high["garbage collector"]
             entry[version] = {
                 "total_base_us": low["total"],
                 "total_top_us": high["total"],
                 "outside_model_base_us": low["total"] - low["model"],
                 "outside_model_top_us": high["total"] - high["model"],
-                "gc_base_us": low["garbage collector"],
-                "gc_top_us": high["garbage collector"],
-                "gc_share_base": low["garbage collector"] / low["total"] if low["total"] else None,
-                "gc_share_top": high["garbage collector"] / high["total"] if high["total"] else None,
+                "gc_base_us": gc_low,
+                "gc_top_us": gc_high,
+                "gc_share_base": gc_low / low["total"] if low["total"] else None,
+                "gc_share_top": gc_high / high["total"] if high["total"] else None,
                 "grew_most": parts[-minus_index],
                 "grew_most_us": amount,
             }
@@ -467,8 +472,10 @@ def core_time_numbers(found: dict) -> dict:
             "threshold": counted[0]["threshold"],
             "frozen_min": min(gc["frozen"] for gc in counted),
             "frozen_max": max(gc["frozen"] for gc in counted),
-            "collections": [sum(gc["collections"][g] for gc in counted)
-                            for g in range(len(counted[0]["collections"]))],  # fmt: skip
+            "collections": [
+                sum(generation)
+                for generation in zip(*(gc["collections"] for gc in counted), strict=True)
+            ],
             "answers": sum(run["answered"] for run in new),
         }
     return numbers
