@@ -236,7 +236,7 @@ def test_the_handler_page_draws_and_words_the_core_time_from_its_numbers(built):
         assert gc_words in page
     assert "The old load client counted only its total CPU time" in page
     assert "(old: user and kernel together)" in page
-    assert "the collector's CPU per answer grew with the requests in flight" in page
+    assert "the collector's CPU per answer grows with the requests in flight" in page
     assert f"raises the young generation's threshold to\n{pages.num(100_000)} new objects" in page
     assert "1 round" not in page and "A smoke run" not in page
 
@@ -246,7 +246,7 @@ def test_the_words_follow_the_data_when_the_collector_did_not_grow(tmp_path):
     folder.mkdir()
     write_core_time(folder, rounds=1, window_s=2.0, gc_grows=False)
     page = handler_page(build(tmp_path / "out", folder))
-    assert "the collector's CPU per answer grew with the requests in flight" not in page
+    assert "the collector's CPU per answer grows with the requests in flight" not in page
     assert '!!! warning "A smoke run"' in page and "This profile ran 1 round with" in page
 
 

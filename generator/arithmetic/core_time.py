@@ -10,8 +10,10 @@ collector, and the service's Python split over the layers the file lists). What 
   the total), each checked to be there;
 - `findings`, worked out here from those medians for the page's words: per setting and
   version, from S (BASE_MULTIPLE) to the top rate, the total and the time outside the model
-  call, the collector's µs and share of the total, and the part that grew most; per setting at
-  the top rate, what the new service spent less than the old in all and in the part cut most;
+  call, the collector's µs and share of the total, the part that grew most, and the lowest
+  and highest round's total at the top rate (how far the rounds moved); per setting at the
+  top rate, what the new service spent less than the old in all and in the part cut most, and
+  the part that rose most;
 - per version whether its client split its CPU into user and kernel (an old client counts
   only its total, which the file puts under user), the rounds that kept up, the answers that
   differed, and what the new service's collector did (`gc_counted`: its thresholds, the
@@ -143,19 +145,36 @@ def growth(cells: dict, parts: list[str], base: str, top: str) -> dict:
 
 def cut(old: dict, new: dict, parts: list[str]) -> dict:
     """At one rate: what the new service spent less than the old per answer, in all and in the
-    part cut most (negative: it spent more)."""
+    part cut most (negative: it spent more), and the part that rose most (new − old)."""
     saved = {part: old[part] - new[part] for part in parts}
     most = max(parts, key=lambda part: saved[part])
-    return {"total_us": old[TOTAL] - new[TOTAL], "most": most, "most_us": saved[most]}
+    rose = min(parts, key=lambda part: saved[part])
+    return {"total_us": old[TOTAL] - new[TOTAL], "most": most, "most_us": saved[most],
+            "rose_most": rose, "rose_most_us": -saved[rose]}  # fmt: skip
 
 
-def findings(summary: dict, parts: list[str], settings: list, multiples: list) -> dict:
+def run_totals(runs: list[dict], parts: list, version: str, setting: str, multiple: float) -> list:
+    """Each round's total µs per answer of one version, setting and rate: its parts summed in
+    the order the bench made them, as its summary's total was."""
+    return [sum(run["us_per_answer"][part] for part in parts) for run in runs
+            if run["version"] == version and run["setting"] == setting
+            and float(run["rate_multiple"]) == multiple]  # fmt: skip
+
+
+def findings(summary: dict, parts: list[str], settings: list, multiples: list, runs: list) -> dict:
+    """The growth from the base rate to the top per setting and version (with the lowest and
+    highest round's total at the top rate: how far the rounds themselves moved), and what the
+    change cut at the top rate."""
     base = BASE_MULTIPLE if BASE_MULTIPLE in multiples else multiples[0]
     top = multiples[-1]
     base_key, top_key = rate_key(base), rate_key(top)
     by_setting = {}
     for setting in settings:
-        entry = {v: growth(summary[v][setting], parts, base_key, top_key) for v in VERSIONS}
+        entry = {}
+        for version in VERSIONS:
+            entry[version] = growth(summary[version][setting], parts, base_key, top_key)
+            totals = run_totals(runs, parts, version, setting, top)
+            entry[version]["total_top_range_us"] = [min(totals), max(totals)]
         entry["cut_at_top"] = cut(summary["old"][setting][top_key],
                                   summary["new"][setting][top_key], parts)  # fmt: skip
         by_setting[setting] = entry
@@ -242,7 +261,7 @@ def core_time(found: dict, path: Path, record: dict) -> dict:
         "rate_multiples": multiples,
         "parts": parts,
         "summary": summary,
-        "findings": findings(summary, parts, settings, multiples),
+        "findings": findings(summary, parts, settings, multiples, runs),
         "client_split": client_split(runs),
         "kept_up": kept_up(runs, settings, multiples),
         "answers_differing": answers_differing(runs),

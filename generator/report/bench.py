@@ -21,7 +21,8 @@
   median over rounds of the runs' `us_per_answer` (and the median of their sums), rounded to 2
   decimals as lab/bench/core_time.py records them; from those, per setting and version the
   growth from S to the top rate (totals, outside the model, the collector, the part that grew
-  most) and at the top rate what the new service cut; the client's split, the kept-up rounds,
+  most, the rounds' lowest and highest total at the top rate) and at the top rate what the new
+  service cut and the part that rose most; the client's split, the kept-up rounds,
   the answers that differed and the new service's collector (thresholds, frozen, collections);
 - ceiling.json (issue 33, batcher.json's format): per pair the ceiling S ÷ (1 − none's model
   share) from none's model call at 0.5 × S and its closed loop, the best batched ÷ none at
@@ -383,13 +384,15 @@ def core_medians(runs: list, parts: list) -> dict:
         chosen = [run["us_per_answer"] for run in runs
                   if (run["version"], run["setting"], run["rate_multiple"]) == key]  # fmt: skip
         cell = {part: round(statistics.median(run[part] for run in chosen), 2) for part in parts}
-        cell["total"] = round(statistics.median(sum(run.values()) for run in chosen), 2)
+        # summed in the order the bench made the parts (the file sorts its keys), so the
+        # floats, rounded at the same place, come out as the bench's own
+        cell["total"] = round(statistics.median(sum(run[p] for p in parts) for run in chosen), 2)
         version, setting, multiple = key
         found.setdefault(version, {}).setdefault(setting, {})[f"x{multiple:g}"] = cell
     return found
 
 
-def core_findings(summary: dict, parts: list, settings: list, multiples: list) -> dict:
+def core_findings(summary: dict, parts: list, settings: list, multiples: list, runs: list) -> dict:
     base = CORE_BASE if CORE_BASE in multiples else multiples[0]
     top = multiples[-1]
     low_key, top_key = f"x{base:g}", f"x{top:g}"
@@ -413,11 +416,22 @@ def core_findings(summary: dict, parts: list, settings: list, multiples: list) -
                 "grew_most": parts[-minus_index],
                 "grew_most_us": amount,
             }
+            totals = [sum(run["us_per_answer"][part] for part in parts) for run in runs
+                      if (run["version"], run["setting"], run["rate_multiple"])
+                      == (version, setting, top)]  # fmt: skip
+            entry[version]["total_top_range_us"] = [min(totals), max(totals)]
         old, new = summary["old"][setting][top_key], summary["new"][setting][top_key]
         saved = [(old[part] - new[part], -index) for index, part in enumerate(parts)]
         amount, minus_index = max(saved)
-        entry["cut_at_top"] = {"total_us": old["total"] - new["total"],
-                               "most": parts[-minus_index], "most_us": amount}  # fmt: skip
+        rose = [(new[part] - old[part], -index) for index, part in enumerate(parts)]
+        rose_us, rose_index = max(rose)
+        entry["cut_at_top"] = {
+            "total_us": old["total"] - new["total"],
+            "most": parts[-minus_index],
+            "most_us": amount,
+            "rose_most": parts[-rose_index],
+            "rose_most_us": rose_us,
+        }
         by_setting[setting] = entry
     return {"base_multiple": base, "top_multiple": top, "by_setting": by_setting}
 
@@ -458,7 +472,7 @@ def core_time_numbers(found: dict) -> dict:
         "rate_multiples": multiples,
         "parts": parts,
         "summary": summary,
-        "findings": core_findings(summary, parts, settings, multiples),
+        "findings": core_findings(summary, parts, settings, multiples, runs),
         "client_split": split,
         "kept_up": kept,
         "answers_differing": differing,
