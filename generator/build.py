@@ -39,6 +39,7 @@ from generator.arithmetic import (
     results,
     slow_spell,
 )
+from generator.charts import core_time as charts_core_time
 from generator.charts import drawings, svg
 from generator.charts import measured as charts
 from generator.charts import simulation as charts_simulation
@@ -238,6 +239,7 @@ def outputs(
     specs = charts.all_charts(result, names["quiet_rate"], names["busy_rate"])
     specs.update(charts_simulation.all_simulation_charts(result))
     specs.update(charts_switchback.all_switchback_charts(result))
+    specs.update(charts_core_time.all_core_time_charts(result))
     specs = {name: results.rounded(spec) for name, spec in specs.items()}
     for name, spec in specs.items():
         files[CHARTS_DIR / f"{name}.json"] = results.to_json(spec).encode()

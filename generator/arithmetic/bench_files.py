@@ -18,9 +18,17 @@
   picture of the alternating slices: per slice its arm, requests and p50, and the first
   SHOWN_SLICES slices' requests, which the build publishes in their own file
   (assets/data/switchback_example.json, `split`). Absent until that benchmark has run: the
-  handler and design pages then say so.
+  handler and design pages then say so;
+- `core_time.json` (`python -m lab.bench.core_time`, issue 33): where the shared core's time
+  goes per answer, old service and new, read by generator/arithmetic/core_time.py;
+- `ceiling.json` (`python -m lab.bench.batcher --out data/bench/ceiling.json`, issue 33): a
+  side-by-side run in batcher.json's format whose pairs also measure the batching ceiling
+  (S ÷ (1 − none's model share), as a multiple of S), the best batched setting's share of it
+  at 2.5 × S with its target, and the pairs in which B=32 W=0 kept up at 2.5 × S.
 
-Both formats are described in data/README.md (and in the lab/bench/ modules that write them).
+Both of the last two are absent until their benchmark has run; the handler page then says so.
+
+The formats are described in data/README.md (and in the lab/bench/ modules that write them).
 The values shown are the files' own findings (their `summary`: medians over rounds or pairs),
 each version named by the machinery its client recorded (generator/arithmetic/machinery.py), with
 the load the machine had while they ran; the report recomputes every one from the files' runs
@@ -34,6 +42,7 @@ from pathlib import Path
 
 import numpy as np
 
+from generator.arithmetic import core_time as core_time_file
 from generator.arithmetic import intervals, machinery, stats
 from generator.reading.description import DescriptionError, told_apart_rule
 from generator.reading.load import DataError, need, read_json
@@ -42,6 +51,7 @@ from lab.rawformat.errors import RawFileError
 
 ROOT = Path(__file__).resolve().parents[2]
 TRACE, BATCHER, SWITCHBACK = "handler_trace.json", "batcher.json", "switchback.json"
+CORE_TIME, CEILING = core_time_file.FILE, "ceiling.json"
 VERSIONS = ("old", "new")
 TRACE_SETTINGS = ("none", "queue B=1")
 TRACE_MEASURES = (
@@ -72,6 +82,14 @@ BATCHER_SECTIONS = (
     "client_cpu_us_per_request",
     "answers_checked_new",
 )
+# ceiling.json (issue 33): the measures compared old against new, and the other sections shown
+CEILING_MEASURES = (
+    "ceiling_over_none",
+    "best_batched_over_none_at_2.5",
+    "best_batched_share_of_ceiling",
+)
+CEILING_SECTIONS = ("b32_w0_kept_up_at_2.5", "answers_checked_new")
+CEILING_TARGET = "best_batched_share_of_ceiling"
 
 
 def shown_dir(folder: Path) -> str:
@@ -210,6 +228,61 @@ def batcher(path: Path) -> dict:
         "summary": shown,
         "load": load_range(runs, others),
     }
+
+
+def ceiling(path: Path) -> dict:
+    """What the handler page shows of the ceiling run (batcher.json's format): per measure of
+    CEILING_MEASURES the file's per-pair values, medians and new ÷ old (the share of the ceiling
+    with its target and whether it was met), the pairs B=32 W=0 kept up at 2.5 × S, the answers
+    checked, S (the median of the closed loops when the run measured it) and the load."""
+    found = read_json(path)
+    runs = runs_of(found, path)
+    summary = need(found, "summary", path)
+    shown = {}
+    for measure in (*CEILING_MEASURES, *CEILING_SECTIONS):
+        if measure not in summary:
+            raise DataError(f"{path}: missing field 'summary.{measure}'")
+        shown[measure] = summary[measure]
+    for measure in (*CEILING_MEASURES, "b32_w0_kept_up_at_2.5"):
+        for version in VERSIONS:
+            need(shown[measure], version, f"{path} summary.{measure}")
+    for measure in CEILING_MEASURES:
+        for version in VERSIONS:
+            for field in ("median", "per_pair"):
+                need(shown[measure][version], field, f"{path} summary.{measure}.{version}")
+    for field in ("target.at_least", "met"):
+        need(shown[CEILING_TARGET], field, f"{path} summary.{CEILING_TARGET}")
+    for version in VERSIONS:
+        for field in ("pairs_kept_up", "pairs"):
+            need(shown["b32_w0_kept_up_at_2.5"][version], field,
+                 f"{path} summary.b32_w0_kept_up_at_2.5.{version}")  # fmt: skip
+    others = [
+        run["core_watch"]["others_share"]
+        for run in runs
+        if (run.get("core_watch") or {}).get("others_share") is not None
+    ]
+    found_shown = {
+        **file_record(path),
+        **machine(found, path),
+        "versions": versions(found, runs, path),
+        "smoke": bool(need(found, "smoke", path)),
+        "pairs": need(found, "pairs", path),
+        "window_s": need(found, "window_s", path),
+        "shielded": found.get("shielded"),
+        "saturation_S": need(found, "saturation_S_reference", path),
+        "summary": shown,
+        "load": load_range(runs, others),
+    }
+    if found.get("saturation_loops_throughput") is not None:  # S measured on the day
+        found_shown["saturation_loops"] = found["saturation_loops_throughput"]
+    return found_shown
+
+
+def core_time(path: Path) -> dict:
+    """core_time.json as generator/arithmetic/core_time.py reads it, with the file's record
+    and machine."""
+    found = read_json(path)
+    return core_time_file.core_time(found, path, {**file_record(path), **machine(found, path)})
 
 
 # --- switchback.json (issue 28) ---------------------------------------------------------------
@@ -511,4 +584,8 @@ def section(folder: Path | None) -> dict | None:
         found["batcher"] = batcher(folder / BATCHER)
     if (folder / SWITCHBACK).exists():
         found["switchback"] = switchback(folder / SWITCHBACK)
+    if (folder / CORE_TIME).exists():
+        found["core_time"] = core_time(folder / CORE_TIME)
+    if (folder / CEILING).exists():
+        found["ceiling"] = ceiling(folder / CEILING)
     return found

@@ -16,7 +16,18 @@
   the swapped runs and the A/A route effect (d with its sign turned where the routes were
   swapped); each W arm's overshoot (per-run median unfilled first wait − W, its interval);
   the example run's slices and shown requests read again from its `.run.zip` (checked by sha256),
-  with an integer nearest-rank p50.
+  with an integer nearest-rank p50;
+- core_time.json (issue 33): per version, setting and rate each part's µs per answer as the
+  median over rounds of the runs' `us_per_answer` (and the median of their sums), rounded to 2
+  decimals as lab/bench/core_time.py records them; from those, per setting and version the
+  growth from S to the top rate (totals, outside the model, the collector, the part that grew
+  most, the rounds' lowest and highest total at the top rate) and at the top rate what the new
+  service cut and the part that rose most; the client's split, the kept-up rounds,
+  the answers that differed and the new service's collector (thresholds, frozen, collections);
+- ceiling.json (issue 33, batcher.json's format): per pair the ceiling S ÷ (1 − none's model
+  share) from none's model call at 0.5 × S and its closed loop, the best batched ÷ none at
+  2.5 × S and its share of the ceiling (target, met, stretch met), B=32 W=0's kept-up pairs
+  at 2.5 × S, the answers checked and S's loops.
 
 A file that changed since the build (its sha256), or that exists without being shown (or
 the reverse), is a disagreement. Used by `python -m generator report`; the folder is the one
@@ -39,6 +50,8 @@ FILES = {
     "handler_trace": "handler_trace.json",
     "batcher": "batcher.json",
     "switchback": "switchback.json",
+    "core_time": "core_time.json",
+    "ceiling": "ceiling.json",
 }
 VERSIONS = ("old", "new")
 
@@ -178,6 +191,8 @@ def versus(per_version: dict, target: dict | None = None) -> dict:
             found["met"], found["stretch_met"] = new <= target["at_most"], new <= target["stretch"]
         elif "at_least" in target:
             found["met"] = new >= target["at_least"]
+            if "stretch" in target:
+                found["stretch_met"] = new >= target["stretch"]
     return found
 
 
@@ -189,29 +204,51 @@ def per_pair(runs: list, pairs: int, measure) -> dict:
     return found
 
 
+def open_value(opened: list, version, pair, setting, multiple, key="p50_us"):
+    return value_of(opened, key, version=version, pair=pair, setting=setting,
+                    rate_multiple=multiple)  # fmt: skip
+
+
+def best_over_none(opened: list, version, pair):
+    """The best batched throughput ÷ none's, at 2.5 × S, in one pair."""
+    none = open_value(opened, version, pair, "none", 2.5, "throughput")
+    batched = [open_value(opened, version, pair, name, 2.5, "throughput")
+               for name in ("B=32 W=0", "B=128 W=0")]  # fmt: skip
+    return None if not none or None in batched else max(batched) / none
+
+
+def overshoot(opened: list, version, pair):
+    """The W = 1 ms overshoot of one pair (µs)."""
+    return open_value(opened, version, pair, "B=32 W=1", 0.5, "overshoot_us")
+
+
+def kept_pairs(opened: list, setting: str, multiple: float) -> dict:
+    return {version: sum(bool(run["kept_up"]) for run in opened if run["version"] == version
+                         and run["setting"] == setting and run["rate_multiple"] == multiple)
+            for version in VERSIONS}  # fmt: skip
+
+
+def answers_checked(opened: list) -> dict:
+    checked = [run["client"] for run in opened if run["version"] == "new"]
+    return {
+        "compared": sum(client.get("answers_compared", 0) for client in checked),
+        "differing": sum(client.get("answers_differing", 0) for client in checked),
+    }
+
+
+def others_of(runs: list) -> list:
+    return [run["core_watch"]["others_share"] for run in runs
+            if (run.get("core_watch") or {}).get("others_share") is not None]  # fmt: skip
+
+
 def batcher_numbers(found: dict) -> dict:
     runs, pairs, targets = found["runs"], found["pairs"], found["summary"]
     opened = [run for run in runs if run.get("kind") == "open"]
 
-    def open_value(version, pair, setting, multiple, key="p50_us"):
-        return value_of(opened, key, version=version, pair=pair, setting=setting,
-                        rate_multiple=multiple)  # fmt: skip
-
     def b1_minus_none(version, pair):
-        b1 = open_value(version, pair, "queue B=1", 0.5)
-        none = open_value(version, pair, "none", 0.5)
+        b1 = open_value(opened, version, pair, "queue B=1", 0.5)
+        none = open_value(opened, version, pair, "none", 0.5)
         return None if b1 is None or none is None else b1 - none
-
-    def best_over_none(version, pair):
-        none = open_value(version, pair, "none", 2.5, "throughput")
-        batched = [open_value(version, pair, name, 2.5, "throughput")
-                   for name in ("B=32 W=0", "B=128 W=0")]  # fmt: skip
-        return None if not none or None in batched else max(batched) / none
-
-    def kept_pairs(setting, multiple):
-        return {version: sum(bool(run["kept_up"]) for run in opened if run["version"] == version
-                             and run["setting"] == setting and run["rate_multiple"] == multiple)
-                for version in VERSIONS}  # fmt: skip
 
     def target(name):
         return (targets.get(name) or {}).get("target")
@@ -220,8 +257,8 @@ def batcher_numbers(found: dict) -> dict:
         f"x{multiple:g}": {
             name: {
                 "throughput": versus(per_pair(runs, pairs, lambda v, p, n=name, x=multiple:
-                                              open_value(v, p, n, x, "throughput"))),
-                "kept_up_pairs": kept_pairs(name, multiple),
+                                              open_value(opened, v, p, n, x, "throughput"))),
+                "kept_up_pairs": kept_pairs(opened, name, multiple),
             }
             for name in ("none", "B=32 W=0", "B=128 W=0")
         }
@@ -238,19 +275,17 @@ def batcher_numbers(found: dict) -> dict:
         cpu.setdefault(run["version"], {}).setdefault(key, []).append(
             run["client"]["client_cpu_us_per_request"]
         )
-    checked = [run["client"] for run in opened if run["version"] == "new"]
-    others = [run["core_watch"]["others_share"] for run in runs
-              if (run.get("core_watch") or {}).get("others_share") is not None]  # fmt: skip
     summary = {
         "queue_b1_p50_overhead_us": versus(
             per_pair(runs, pairs, b1_minus_none), target("queue_b1_p50_overhead_us")
         ),
         "w1_overshoot_us": versus(
-            per_pair(runs, pairs, lambda v, p: open_value(v, p, "B=32 W=1", 0.5, "overshoot_us")),
+            per_pair(runs, pairs, lambda v, p: overshoot(opened, v, p)),
             target("w1_overshoot_us"),
         ),
         "best_batched_over_none_at_2.5": versus(
-            per_pair(runs, pairs, best_over_none), target("best_batched_over_none_at_2.5")
+            per_pair(runs, pairs, lambda v, p: best_over_none(opened, v, p)),
+            target("best_batched_over_none_at_2.5"),
         ),
         "closed_loop_answers_per_s": closed,
         "open_loop_high": high,
@@ -262,10 +297,7 @@ def batcher_numbers(found: dict) -> dict:
             version: {key: statistics.median(values) for key, values in by_setting.items()}
             for version, by_setting in cpu.items()
         },
-        "answers_checked_new": {
-            "compared": sum(client.get("answers_compared", 0) for client in checked),
-            "differing": sum(client.get("answers_differing", 0) for client in checked),
-        },
+        "answers_checked_new": answers_checked(opened),
     }
     return {
         **machine_of(found),
@@ -275,8 +307,192 @@ def batcher_numbers(found: dict) -> dict:
         "window_s": found["window_s"],
         "shielded": found.get("shielded"),
         "summary": summary,
-        "load": load_of(runs, others),
+        "load": load_of(runs, others_of(runs)),
     }
+
+
+# --- ceiling.json (issue 33) ------------------------------------------------------------------
+
+
+def ceiling_numbers(found: dict) -> dict:
+    """The ceiling run (batcher.json's format): per pair the ceiling S ÷ (1 − none's model
+    share), that share being none's model call at 0.5 × S (its run's Server-Timing median) ×
+    S (none's closed loop, answers per second), as a multiple of S; the best batched ÷ none at
+    2.5 × S and its share of the ceiling, with the target; B=32 W=0's kept-up pairs at 2.5 × S."""
+    runs, pairs = found["runs"], found["pairs"]
+    opened = [run for run in runs if run.get("kind") == "open"]
+    target = found["summary"]["best_batched_share_of_ceiling"].get("target")
+
+    def ceiling(version, pair):
+        model_us = open_value(opened, version, pair, "none", 0.5, "model_us_p50")
+        closed = value_of(runs, "throughput", version=version, pair=pair, kind="closed",
+                          setting="none")  # fmt: skip
+        if model_us is None or not closed:
+            return None
+        share = model_us / 1e6 * closed
+        return 1 / (1 - share) if 0 < share < 1 else None
+
+    def share(version, pair):
+        best, most = best_over_none(opened, version, pair), ceiling(version, pair)
+        return None if best is None or not most else best / most
+
+    summary = {
+        "ceiling_over_none": versus(per_pair(runs, pairs, ceiling)),
+        "best_batched_over_none_at_2.5": versus(
+            per_pair(runs, pairs, lambda v, p: best_over_none(opened, v, p)),
+            found["summary"]["best_batched_over_none_at_2.5"].get("target"),
+        ),
+        "best_batched_share_of_ceiling": versus(per_pair(runs, pairs, share), target),
+        "b32_w0_kept_up_at_2.5": {
+            version: {"pairs_kept_up": count, "pairs": pairs}
+            for version, count in kept_pairs(opened, "B=32 W=0", 2.5).items()
+        },
+        "answers_checked_new": answers_checked(opened),
+    }
+    mine = {
+        **machine_of(found),
+        "versions": versions_of(found),
+        "smoke": bool(found["smoke"]),
+        "pairs": pairs,
+        "window_s": found["window_s"],
+        "shielded": found.get("shielded"),
+        "saturation_S": found["saturation_S_reference"],
+        "summary": summary,
+        "load": load_of(runs, others_of(runs)),
+    }
+    loops = found.get("saturation_loops_throughput")
+    if loops is not None:
+        mine["saturation_loops"] = loops
+        if found["saturation_S_reference"] != statistics.median(loops):
+            raise Disagreement("bench/ceiling: saturation_S_reference is not the median of its "
+                               "loops")  # fmt: skip
+    return mine
+
+
+# --- core_time.json (issue 33) ----------------------------------------------------------------
+
+CORE_BASE = 1.0  # growth read from S to the top rate, as the build reads it; compared, not shared
+CORE_FIXED_PARTS = ("load client, user", "load client, kernel",
+                    "service kernel (network path, scheduling)", "garbage collector")  # fmt: skip
+
+
+def core_medians(runs: list, parts: list) -> dict:
+    """Per version, setting and rate: each part's median over the rounds and the median of
+    the runs' sums, rounded to 2 decimals as lab/bench/core_time.py records its summary."""
+    found: dict = {}
+    for key in sorted({(r["version"], r["setting"], r["rate_multiple"]) for r in runs}):
+        chosen = [run["us_per_answer"] for run in runs
+                  if (run["version"], run["setting"], run["rate_multiple"]) == key]  # fmt: skip
+        cell = {part: round(statistics.median(run[part] for run in chosen), 2) for part in parts}
+        # summed in the order the bench made the parts (the file sorts its keys), so the
+        # floats, rounded at the same place, come out as the bench's own
+        cell["total"] = round(statistics.median(sum(run[p] for p in parts) for run in chosen), 2)
+        version, setting, multiple = key
+        found.setdefault(version, {}).setdefault(setting, {})[f"x{multiple:g}"] = cell
+    return found
+
+
+def core_findings(summary: dict, parts: list, settings: list, multiples: list, runs: list) -> dict:
+    base = CORE_BASE if CORE_BASE in multiples else multiples[0]
+    top = multiples[-1]
+    low_key, top_key = f"x{base:g}", f"x{top:g}"
+    by_setting = {}
+    for setting in settings:
+        entry = {}
+        for version in VERSIONS:
+            low, high = summary[version][setting][low_key], summary[version][setting][top_key]
+            grown = [(high[part] - low[part], -index) for index, part in enumerate(parts)]
+            amount, minus_index = max(grown)
+            gc_low, gc_high = low["garbage collector"], high["garbage collector"]
+            entry[version] = {
+                "total_base_us": low["total"],
+                "total_top_us": high["total"],
+                "outside_model_base_us": low["total"] - low["model"],
+                "outside_model_top_us": high["total"] - high["model"],
+                "gc_base_us": gc_low,
+                "gc_top_us": gc_high,
+                "gc_share_base": gc_low / low["total"] if low["total"] else None,
+                "gc_share_top": gc_high / high["total"] if high["total"] else None,
+                "grew_most": parts[-minus_index],
+                "grew_most_us": amount,
+            }
+            totals = [sum(run["us_per_answer"][part] for part in parts) for run in runs
+                      if (run["version"], run["setting"], run["rate_multiple"])
+                      == (version, setting, top)]  # fmt: skip
+            entry[version]["total_top_range_us"] = [min(totals), max(totals)]
+        old, new = summary["old"][setting][top_key], summary["new"][setting][top_key]
+        saved = [(old[part] - new[part], -index) for index, part in enumerate(parts)]
+        amount, minus_index = max(saved)
+        rose = [(new[part] - old[part], -index) for index, part in enumerate(parts)]
+        rose_us, rose_index = max(rose)
+        entry["cut_at_top"] = {
+            "total_us": old["total"] - new["total"],
+            "most": parts[-minus_index],
+            "most_us": amount,
+            "rose_most": parts[-rose_index],
+            "rose_most_us": rose_us,
+        }
+        by_setting[setting] = entry
+    return {"base_multiple": base, "top_multiple": top, "by_setting": by_setting}
+
+
+def core_time_numbers(found: dict) -> dict:
+    """Where the core's time goes: the medians over rounds from the runs' `us_per_answer`, the
+    findings from those, and per version the client's split, the kept-up rounds, the answers
+    that differed and the new service's collector."""
+    runs = found["runs"]
+    parts = [*CORE_FIXED_PARTS, *found["layers"]]
+    settings = list(dict.fromkeys(run["setting"] for run in runs))
+    multiples = sorted({float(run["rate_multiple"]) for run in runs})
+    summary = core_medians(runs, parts)
+    kept, differing, split = {}, {}, {}
+    for version in VERSIONS:
+        mine = [run for run in runs if run["version"] == version]
+        split[version] = all(run["client"].get("client_user_us_per_request") is not None
+                             for run in mine)  # fmt: skip
+        counts = [run["client"].get("answers_differing") for run in mine]
+        differing[version] = None if None in counts else sum(counts)
+        for setting in settings:
+            for multiple in multiples:
+                chosen = [run for run in mine if run["setting"] == setting
+                          and run["rate_multiple"] == multiple]  # fmt: skip
+                kept.setdefault(version, {}).setdefault(setting, {})[f"x{multiple:g}"] = {
+                    "kept_up": sum(1 for run in chosen if run["kept_up"]),
+                    "rounds": len(chosen),
+                }
+    numbers = {
+        **machine_of(found),
+        "commits": {version: found["commits"][version] for version in VERSIONS},
+        "smoke": bool(found["smoke"]),
+        "rounds": found["rounds"],
+        "window_s": found["window_s"],
+        "saturation_S": found["saturation_S"],
+        "shielded": found.get("shielded"),
+        "settings": settings,
+        "rate_multiples": multiples,
+        "parts": parts,
+        "summary": summary,
+        "findings": core_findings(summary, parts, settings, multiples, runs),
+        "client_split": split,
+        "kept_up": kept,
+        "answers_differing": differing,
+    }
+    if found.get("saturation_loops_throughput") is not None:
+        numbers["saturation_loops"] = found["saturation_loops_throughput"]
+    new = [run for run in runs if run["version"] == "new"]
+    if all(isinstance(run.get("gc_counted"), dict) for run in new):
+        counted = [run["gc_counted"] for run in new]
+        numbers["gc_new"] = {
+            "threshold": counted[0]["threshold"],
+            "frozen_min": min(gc["frozen"] for gc in counted),
+            "frozen_max": max(gc["frozen"] for gc in counted),
+            "collections": [
+                sum(generation)
+                for generation in zip(*(gc["collections"] for gc in counted), strict=True)
+            ],
+            "answers": sum(run["answered"] for run in new),
+        }
+    return numbers
 
 
 # --- switchback.json -------------------------------------------------------------------------
@@ -509,6 +725,8 @@ def check(results: dict, given: Path | None, checker, say) -> None:
         "handler_trace": trace_numbers,
         "batcher": batcher_numbers,
         "switchback": lambda found: switchback_numbers(found, folder),
+        "core_time": core_time_numbers,
+        "ceiling": ceiling_numbers,
     }
     for name, file_name in FILES.items():
         path, shown = folder / file_name, name in results["bench"]

@@ -15,8 +15,9 @@ the same in every setting: one thread and no event loop. It sleeps (lab/machine/
 Sleeper: clock_nanosleep with a 1 ns timer slack) until the next arrival and is never woken
 by an answer; it reads the answers that came whenever it is awake anyway (at each arrival,
 and every COLLECT_NS while answers are owed and no arrival is due), and inside the window
-reads only each answer's length: the rest is read after it (`parse_answers`). An answer's time is when its last byte reached the client's socket, the kernel's
-receive timestamp (SO_TIMESTAMPNS), not when the client got round to reading it.
+reads only each answer's length: the rest is read after it (`parse_answers`). An answer's
+time is when its last byte reached the client's socket, the kernel's receive timestamp
+(SO_TIMESTAMPNS), not when the client got round to reading it.
 
 Every answer is checked to the bit: the probability must equal the single-row score of that
 customer (`lab.model.expected`, computed before the window) and the echoed id must be the one
