@@ -203,6 +203,7 @@ def context(
         "signs_of": lambda diff: stats.signs_of(diff["diffs"]),
         "rounds_resolvable": lambda diff: stats.rounds_resolvable(diff["diffs"]),
         "python_download": python_bytes,
+        "compared_loaded": bool(others),  # the compared campaigns' results, for their examples
     }
 
 
