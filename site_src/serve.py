@@ -8,11 +8,12 @@ runs the generator again when anything there changes (it writes only the files w
 changed, so MkDocs rebuilds only when the site did). A build that fails (a bad template, bad
 raw data) prints its one line and the last good site stays served. LESSON_CAMPAIGN and
 LESSON_RAW choose the campaign as for `make build`. The theme's overrides (site_src/theme/) are
-watched by MkDocs itself. Ctrl-C stops both. Tested by tests/test_serve.py.
+watched by MkDocs itself. Ctrl-C (or SIGTERM) stops both. Tested by tests/test_serve.py.
 """
 
 import argparse
 import os
+import signal
 import subprocess
 import sys
 import time
@@ -73,6 +74,9 @@ def main(argv=None) -> int:
     command = [sys.executable, "-m", "mkdocs", "serve", "--strict", "-a", args.dev_addr,
                "-f", str(ROOT / "mkdocs.yml")]  # fmt: skip
     server = subprocess.Popen(command, cwd=ROOT, env=dict(os.environ, NO_MKDOCS_2_WARNING="1"))
+    print(f"serve: mkdocs serve is process {server.pid}", flush=True)
+    # Stopped by a signal (not only Ctrl-C): stop MkDocs too, never leave it serving alone.
+    signal.signal(signal.SIGTERM, lambda *_: sys.exit(0))
     try:
         while server.poll() is None:
             time.sleep(POLL_S)

@@ -3,15 +3,18 @@
 site_src/serve.py on a copy of the site's sources (the generator's fixture campaign, a port of
 its own): the page is served, then a page template is changed and the served page shows the
 change without a restart (the generator ran again, MkDocs rebuilt); a template broken on
-purpose prints the generator's one line and the last good page stays served.
+purpose prints the generator's one line and the last good page stays served; stopping serve.py
+stops MkDocs' server too.
 """
 
 import functools
 import os
+import re
 import shutil
 import sys
 import time
 import urllib.request
+from pathlib import Path
 
 import pytest
 
@@ -72,3 +75,6 @@ def test_a_changed_template_is_served_again_and_a_broken_one_keeps_the_last_good
     finally:
         server.terminate()
         server.wait(timeout=60)
+    mkdocs = int(re.search(r"mkdocs serve is process (\d+)", log.read_text())[1])
+    left = Path(f"/proc/{mkdocs}/cmdline")
+    assert not (left.exists() and b"mkdocs" in left.read_bytes()), "mkdocs serve outlived serve.py"
