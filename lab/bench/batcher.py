@@ -46,6 +46,7 @@ from pathlib import Path
 
 import numpy as np
 
+from lab.bench import sidebyside
 from lab.bench.sidebyside import (
     NICE_HELP,
     Machinery,
@@ -352,8 +353,7 @@ def run_bench(cpu=1, pairs=5, window_s=8.0, old=OLD_COMMIT, saturation=None, dra
         Machinery("new") as new_version,
     ):
         if measure_saturation and saturation is None:
-            loops = [Bench(cpu, window_s, 0, drain_s, None).closed_loop(
-                new_version, -1, "none", NONE, 16)["throughput"] for _ in range(3)]  # fmt: skip
+            loops = sidebyside.measure_saturation(new_version, cpu, window_s)
             saturation = statistics.median(loops)
             print(f"S = {saturation:.1f} answers/s (closed loops: {loops})", flush=True)
         saturation = saturation or campaign_saturation(CAMPAIGN)

@@ -38,7 +38,7 @@ import tempfile
 from pathlib import Path
 
 from lab.bench.batcher import throughput
-from lab.bench.sidebyside import NICE_HELP, Machinery, shield
+from lab.bench.sidebyside import NICE_HELP, Machinery, measure_saturation, shield
 from lab.design import KEEPS_UP_SHARE
 from lab.load.arrivals import arrival_seed
 from lab.machine.fingerprint import fingerprint
@@ -222,15 +222,6 @@ def summarize(runs: list[dict]) -> dict:
         medians["total"] = round(statistics.median(
             sum(run["us_per_answer"].values()) for run in chosen), 2)  # fmt: skip
         found.setdefault(version, {}).setdefault(setting, {})[f"x{multiple:g}"] = medians
-    return found
-
-
-def measure_saturation(version: Machinery, cpu: int, seconds: float, loops: int = 3) -> list:
-    """Closed loops against a fresh `none` service: S is the median of their throughputs."""
-    found = []
-    for _ in range(loops):
-        with version.service(NONE, cpu) as service:
-            found.append(version.closedloop(service.port, seconds, 16, cpu)["throughput"])
     return found
 
 

@@ -29,7 +29,7 @@ from lab.machine.fingerprint import git_commit
 from lab.machine.processes import pin_command, python, single_thread_env
 from lab.rawformat import codec
 from lab.service.process import ServiceProcess
-from lab.servicespec import ServiceSpec, Setting
+from lab.servicespec import NONE, ServiceSpec, Setting
 
 NICE_HELP = (
     "niceness (e.g. -10, as root) of this run's processes, to shield them from other work "
@@ -169,6 +169,17 @@ def campaign_saturation(campaign: str) -> float:
     if not found:
         raise ValueError(f"no saturation runs in {folder}: give S with --saturation")
     return statistics.median(found)
+
+
+def measure_saturation(version: Machinery, cpu: int | None, seconds: float,
+                       loops: int = 3) -> list[float]:  # fmt: skip
+    """Closed loops (16 connections) against a fresh `none` service of this version, on this
+    host today: S is the median of their throughputs."""
+    found = []
+    for _ in range(loops):
+        with version.service(NONE, cpu) as service:
+            found.append(version.closedloop(service.port, seconds, 16, cpu)["throughput"])
+    return found
 
 
 def latency_percentiles_us(columns: dict, quantiles=(50, 99)) -> dict[str, float]:
