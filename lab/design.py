@@ -218,18 +218,11 @@ SWITCHBACK_PAIRS = (
     Switchback(NONE, NONE),  # A/A
 )
 SWITCHBACK_RUNS = 40
-FULL3 = Profile(
-    "full3",
-    SETTINGS,
-    RATE_MULTIPLES,
+FULL3 = dataclasses.replace(  # the same grid, Part A, bits, S and Part C as FULL
+    FULL,
+    name="full3",
     rounds=8,
     window_s=2.0,
-    part_a_runs=5,
-    calls_per_size=2000,
-    saturation_runs=5,
-    saturation_s=8.0,
-    part_c_records=10_000,
-    part_c_runs=5,
     quiet_seconds=0.5,
     switchbacks=SWITCHBACK_PAIRS,
     switchback_runs=SWITCHBACK_RUNS,
