@@ -286,7 +286,7 @@ def test_the_chart_stacks_every_part_once_per_setting_rate_and_version(built):
     assert spec["layout"]["barmode"] == "stack"
 
 
-def test_absent_files_are_still_to_come(tmp_path):
+def test_absent_files_are_said_not_to_have_run_yet(tmp_path):
     folder = tmp_path / "bench"
     folder.mkdir()
     shutil.copy(TRACE, folder / TRACE.name)
