@@ -15,6 +15,7 @@ Run: `.venv/bin/pytest tests/test_bench_core_time.py`
 """
 
 import json
+import re
 import shutil
 import statistics
 from pathlib import Path
@@ -23,6 +24,7 @@ import numpy as np
 import pytest
 
 from generator.arithmetic import bench_files
+from generator.build import SITE
 from generator.charts import core_time as core_time_chart
 from generator.pages import render as pages
 from generator.reading.load import DataError
@@ -206,6 +208,11 @@ def test_the_findings_are_the_growth_from_s_to_the_top_rate_and_the_cut_there(bu
         assert saved[cut["most"]] == max(saved.values())
 
 
+def words(page: str) -> str:
+    """The page's text with every run of white space one space (its sentences wrap)."""
+    return " ".join(page.split())
+
+
 def test_the_handler_page_draws_and_words_the_core_time_from_its_numbers(built):
     _, results = built
     shown = results["bench"]["core_time"]
@@ -213,7 +220,7 @@ def test_the_handler_page_draws_and_words_the_core_time_from_its_numbers(built):
     assert "## Where the core's time goes" in page
     assert "The profile of where the core's time goes" not in page
     assert 'data-chart="core_time"' in page
-    summary = shown["summary"]
+    summary, said = shown["summary"], words(page)
     for setting in SETTINGS:
         cells = " | ".join(
             f"{pages.num(summary['old'][setting][k]['garbage collector'])} → "
@@ -223,21 +230,31 @@ def test_the_handler_page_draws_and_words_the_core_time_from_its_numbers(built):
         assert f"| garbage collector | {cells} |" in page
         grew = shown["findings"]["by_setting"][setting]["old"]
         went = pages.us(grew["total_base_us"])
-        assert f"with {setting}, the core time per answer went from {went}" in page
+        assert f"- **{setting}**: the core time per answer went from {went}" in said
         if grew["grew_most_us"] > 0:
-            assert f" ({'+'}{pages.us(grew['grew_most_us'])})" in page
+            bullet = re.escape(f"- **{setting}**:")
+            amount = re.escape(f" (+{pages.us(grew['grew_most_us'])})")
+            named = re.search(f"{bullet}[^-]*the part that grew most was ([^(]+){amount}", said)
+            assert named, setting
+            # the part named in a sentence by its own words ("load client, user": the load
+            # client's user time)
+            own_words = re.findall(r"\w+", grew["grew_most"].split("(")[0])
+            assert all(word in named.group(1) for word in own_words)
         else:
-            assert "no part grew" in page
+            assert "no part grew" in said
         gc_words = (
-            f"with {setting} the collector took {pages.us(grew['gc_base_us'])} per answer "
-            f"({pages.pct(grew['gc_share_base'])} of\nthe total) and then "
-            f"{pages.us(grew['gc_top_us'])} ({pages.pct(grew['gc_share_top'])})"
+            f"The garbage collector took {pages.us(grew['gc_base_us'])} per answer "
+            f"({pages.pct(grew['gc_share_base'])} of the total), then "
+            f"{pages.us(grew['gc_top_us'])} ({pages.pct(grew['gc_share_top'])})."
         )
-        assert gc_words in page
-    assert "The old load client counted only its total CPU time" in page
-    assert "(old: user and kernel together)" in page
-    assert "the collector's CPU per answer grows with the requests in flight" in page
-    assert f"raises the young generation's threshold to\n{pages.num(100_000)} new objects" in page
+        assert gc_words in said
+        cut = shown["findings"]["by_setting"][setting]["cut_at_top"]
+        more_or_less = "less" if cut["total_us"] >= 0 else "more"
+        assert f"{pages.us(abs(cut['total_us']))} {more_or_less}" in said
+    assert "* The old load client counted only its total CPU time" in said
+    assert "| load client, user \\* |" in page
+    assert "the collector's CPU per answer grows with the requests in flight" in said
+    assert f"raises the young generation's threshold to {pages.num(100_000)} new objects" in said
     assert "1 round" not in page and "A smoke run" not in page
 
 
@@ -269,7 +286,7 @@ def test_the_chart_stacks_every_part_once_per_setting_rate_and_version(built):
     assert spec["layout"]["barmode"] == "stack"
 
 
-def test_absent_files_are_still_to_come(tmp_path):
+def test_absent_files_are_said_not_to_have_run_yet(tmp_path):
     folder = tmp_path / "bench"
     folder.mkdir()
     shutil.copy(TRACE, folder / TRACE.name)
@@ -477,3 +494,18 @@ def test_the_ceiling_recomputed_is_s_over_one_minus_the_model_share(built):
             values.append(1 / (1 - model * s / 1e6))
         assert shown[version]["per_pair"] == pytest.approx(values, rel=1e-4)
         assert shown[version]["median"] == pytest.approx(statistics.median(values), rel=1e-4)
+
+
+# --- the committed files ------------------------------------------------------------------------
+
+
+def test_the_committed_runs_are_on_the_handler_page(tmp_path):
+    results = build(tmp_path / "out", SITE.bench)
+    page = handler_page(results)
+    assert "has not run yet" not in page and 'data-chart="core_time"' in page
+    core_time, ceiling = results["bench"]["core_time"], results["bench"]["ceiling"]
+    assert not core_time["smoke"] and core_time["rounds"] >= 2
+    assert not ceiling["smoke"] and ceiling["pairs"] >= 5
+    for name in ("core_time", "ceiling"):
+        found = json.loads((SITE.bench / f"{name}.json").read_text())
+        assert results["bench"][name]["date"] == found["date"]
