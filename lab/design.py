@@ -60,17 +60,21 @@ from lab.servicespec import NONE, QUEUE_B1, ServiceSpec, Setting
 class Switchback:
     """Two settings served by one process in alternating slices (a switchback run). Both the
     same: an A/A control. `added_work_us_b` is for the calibration check only (the
-    known-effect runs): arm B's handler spins that many µs of CPU per request."""
+    known-effect runs): arm B's handler spins that many µs of CPU per request. `twin_slices`:
+    each B slice repeats the arrivals of the A slice before it (lab.load.arrivals), so the
+    two arms of a run meet the same traffic."""
 
     arm_a: Setting
     arm_b: Setting
     added_work_us_b: float = 0.0
+    twin_slices: bool = False
 
     @property
     def name(self) -> str:
-        """'none vs B=1 W=0', or 'none vs none +150 µs' with added work."""
+        """'none vs B=1 W=0', 'none vs none +150 µs' with added work, '…, twin slices'."""
         work = f" +{self.added_work_us_b:g} µs" if self.added_work_us_b else ""
-        return f"{self.arm_a.name} vs {self.arm_b.name}{work}"
+        twin = ", twin slices" if self.twin_slices else ""
+        return f"{self.arm_a.name} vs {self.arm_b.name}{work}{twin}"
 
     def service_spec(self, swap_routes: bool = False) -> ServiceSpec:
         """The one service that serves both arms (`swap_routes`: route a serving arm B)."""
@@ -82,6 +86,7 @@ class Switchback:
             "arm_a": self.arm_a.as_dict(),
             "arm_b": self.arm_b.as_dict(),
             "added_work_us_b": self.added_work_us_b,
+            "twin_slices": self.twin_slices,
             "name": self.name,
         }
 

@@ -22,7 +22,7 @@ from lab.bench import switchback as bench
 from lab.campaign.context import Context
 from lab.campaign.runner import execute
 from lab.campaign.schedule import build_schedule
-from lab.load.arrivals import poisson_arrivals, slice_arms
+from lab.load.arrivals import poisson_arrivals, slice_arms, twin_slice_arrivals
 from lab.load.openloop import run_open_loop
 from lab.paths import REPO
 from lab.rawformat import codec
@@ -72,6 +72,32 @@ def test_a_bad_slice_or_first_arm_is_refused():
         slice_arms(np.arange(3), 0, 0)
     with pytest.raises(ValueError, match="first_arm"):
         slice_arms(np.arange(3), 10, 2)
+
+
+@pytest.mark.parametrize("rate, window_s, slice_s", [(750.0, 8.0, 0.5), (40.0, 2.0, 0.1)])
+def test_twin_slices_repeat_each_first_slices_arrivals_one_slice_later(rate, window_s, slice_s):
+    twin = twin_slice_arrivals(rate, window_s, slice_s, seed=5)
+    assert (np.diff(twin) >= 0).all() and twin[0] >= 0 and twin[-1] < window_s
+    us = np.round(twin * 1e6).astype(np.int64)
+    slice_us = round(slice_s * 1e6)
+    first, second = us[(us // slice_us) % 2 == 0], us[(us // slice_us) % 2 == 1]
+    assert np.array_equal(first + slice_us, second)  # each B slice is its A slice, moved
+    # The first slices are the independent stream's own: same seed, same arrivals there.
+    plain = np.floor(poisson_arrivals(rate, window_s, seed=5) * 1e6).astype(np.int64)
+    assert np.array_equal(first, plain[(plain // slice_us) % 2 == 0])
+    arms = slice_arms(us, slice_us, 0)  # so each arm meets the same traffic
+    assert (arms == 0).sum() == (arms == 1).sum() == len(first)
+    assert abs(len(twin) / (rate * window_s) - 1) < 0.35  # the rate kept, within chance
+
+
+def test_twin_slices_refuse_a_slice_under_a_microsecond_and_openloop_without_slices():
+    with pytest.raises(ValueError, match="slice_s"):
+        twin_slice_arrivals(100.0, 1.0, 0.0, seed=1)
+    done = subprocess.run([sys.executable, "-m", "lab", "openloop", "--port", "1",
+                           "--arrival-rate", "10", "--seed", "1", "--twin-slices", "--out",
+                           "/nonexistent/x.run.zip"], cwd=REPO, capture_output=True, text=True,
+                          timeout=120)  # fmt: skip
+    assert done.returncode == 2 and "--twin-slices needs --slice-s" in done.stderr
 
 
 # --- the two arms in the real app (in process) ----------------------------------------------
@@ -325,22 +351,41 @@ def test_the_campaigns_executor_writes_a_switchback_run(tmp_path, monkeypatch, s
     assert (tmp_path / "sb-test" / "arrivals" / "s0-x0.5.zip").exists()
 
 
+def test_the_campaigns_executor_runs_a_twin_slices_pair(tmp_path, monkeypatch, service_launcher):
+    monkeypatch.setenv("LAB_RAW", str(tmp_path))
+    profile = dataclasses.replace(
+        PROFILE, switchbacks=(design.Switchback(design.NONE, design.NONE, twin_slices=True),)
+    )
+    run = next(r for r in build_schedule(profile, seed=2) if r["kind"] == "switchback")
+    assert run["twin_slices"] is True and run["run_id"].endswith("-twin")
+    context = Context("sb-twin", tmp_path / "sb-twin", None, profile, 2, saturation_s=400.0,
+                      launcher=service_launcher)  # fmt: skip
+    execute(context, run, echo=lambda _: None)
+    meta, columns = codec.read_run(tmp_path / "sb-twin" / "runs" / f"{run['run_id']}.run.zip")
+    assert meta["twin_slices"] is True and meta["client"]["answers_differing"] == 0
+    us = columns["arrival_us"].astype(np.int64)
+    assert np.array_equal(us[(us // 100_000) % 2 == 0] + 100_000, us[(us // 100_000) % 2 == 1])
+    assert (tmp_path / "sb-twin" / "arrivals" / "s0-x0.5-twin.zip").exists()
+
+
 def test_the_benchmarks_quick_mode_writes_a_valid_json(tmp_path, lab_artifacts):
     out = tmp_path / "switchback.json"
     command = [sys.executable, "-m", "lab.bench.switchback", "--cpu", "1", "--quick",
                "--runs", "1", "--aa-runs", "1", "--added-work-runs", "1", "--window-s", "0.5",
-               "--slice-s", "0.25",
+               "--independent-aa-runs", "1", "--slice-s", "0.25",
                "--saturation", "400", "--out", str(out)]  # fmt: skip
     done = subprocess.run(command, cwd=REPO, capture_output=True, text=True, timeout=300)
     assert done.returncode == 0, done.stderr
-    assert "[5/5]" in done.stdout
+    assert "[6/6]" in done.stdout
     found = json.loads(out.read_text(), parse_constant=pytest.fail)  # no NaN, no Infinity
     assert found["smoke"] is True and found["saturation_S"] == 400
     assert found["saturation_measured"] is None and found["arrival_rate"] == 200
-    assert [pair["runs"] for pair in found["pairs"]] == [1] * 5
+    assert [pair["runs"] for pair in found["pairs"]] == [1] * 6
     names = {pair["name"] for pair in found["pairs"]}
-    assert names == {"none vs B=1 W=0", "B=32 W=0 vs B=32 W=1", "none vs none",
-                     "none vs none +50 µs", "none vs none +150 µs"}  # fmt: skip
+    twins = {"none vs B=1 W=0", "B=32 W=0 vs B=32 W=1", "none vs none", "none vs none +50 µs",
+             "none vs none +150 µs"}  # fmt: skip
+    assert names == {f"{name}, twin slices" for name in twins} | {"none vs none"}
+    assert {pair["name"] for pair in found["pairs"] if not pair["twin_slices"]} == {"none vs none"}
     assert {run["pair"] for run in found["runs"]} == names
     for run in found["runs"]:
         assert run["first_arm"] in ("a", "b") and run["slices"] == 2
@@ -361,7 +406,7 @@ def test_the_benchmarks_quick_mode_writes_a_valid_json(tmp_path, lab_artifacts):
             else:
                 assert arm["batches"] > 0 and arm["batch_mean"] <= setting["max_batch"]
         waited = run["arms"]["b"]
-        if run["pair"] == "B=32 W=0 vs B=32 W=1" and waited["batches_unfilled"]:
+        if run["pair"].startswith("B=32 W=0 vs B=32 W=1") and waited["batches_unfilled"]:
             # W = 1 ms: a batch that did not fill waited at least W for its first request
             assert waited["unfilled_first_wait_us_p50"] >= 1000
         assert set(run) >= {"index", "seed", "client", "others_share", "load_before",

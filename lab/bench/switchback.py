@@ -3,7 +3,7 @@ slices of one open-loop run, against A/A controls and a known added amount of wo
 benchmark, not a test.
 
     [setsid -w] python -m lab.bench.switchback --cpu 1 [--runs 40] [--aa-runs 40]
-        [--added-work-runs 10]
+        [--added-work-runs 20] [--independent-aa-runs 20]
         [--window-s 8] [--rate 0.5] [--slice-s 0.5] [--saturation S] [--seed 1]
         [--probe MODULE:FUNCTION] [--nice N] [--quick] [--out data/bench/switchback.json]
 
@@ -11,16 +11,22 @@ Every run is one fresh two-armed service (lab/service/switchback.py, forked by t
 launcher and moved to the measurement core) and one open-loop client pinned there too
 (`python -m lab openloop --slice-s … --first-arm …`), Poisson arrivals at rate × S for
 window_s seconds: each request goes to the arm (A or B) of the slice it is scheduled in, the
-slices alternating from a first arm drawn per run from a seeded generator. The runs:
+slices alternating from a first arm drawn per run from a seeded generator. From 2026-12-02
+the slices are twins (`--twin-slices`): each second slice repeats the arrivals of the slice
+before it, so both arms of a run meet the same traffic. The runs:
 
-- `none vs B=1 W=0` and `B=32 W=0 vs B=32 W=1`, --runs each (queue B=1's cost, the W = 1 ms
-  wait's cost);
-- `none vs none`, an A/A control (--aa-runs), and `none vs none +50 µs`, `none vs none
-  +150 µs`, A/A with arm B's handler spinning that many µs of CPU per request (the service's
-  --added-work-us-b, which exists for this calibration check only), --added-work-runs each.
+- `none vs B=1 W=0, twin slices` and `B=32 W=0 vs B=32 W=1, twin slices`, --runs each (queue
+  B=1's cost, the W = 1 ms wait's cost);
+- `none vs none, twin slices`, an A/A control (--aa-runs), and `none vs none +50 µs, twin
+  slices`, `none vs none +150 µs, twin slices`, A/A with arm B's handler spinning that many µs
+  of its thread's CPU per request (the service's --added-work-us-b, which exists for this
+  calibration check only), --added-work-runs each;
+- `none vs none`, the A/A control in independent slices (--independent-aa-runs), so the file
+  shows what twin slices save, side by side.
 
 They are interleaved: index by index, the comparisons still owed a run at that index in a
-seeded random order; all runs of one index meet the same arrivals. S is measured at the start
+seeded random order; all runs of one index meet the same arrivals (the twin ones repeat the
+independent one's first slice of each pair). S is measured at the start
 by the closed loop (16 connections, no batching: the median of three runs of window_s, each
 against a fresh service) unless --saturation
 gives it. The benchmark itself stays off the measurement core. --probe MODULE:FUNCTION (e.g.
@@ -68,7 +74,7 @@ lab does not import the generator). Keys:
 
 d = ln(statistic of B) − ln(statistic of A) per run for p50, p99 and server_us_p50 is printed
 at the end with its median and SD over runs per comparison, as a first look only.
-About 25 minutes with the defaults (140 runs of about 10.5 s, as the 2026-12-01 run took).
+About 32 minutes with the defaults (180 runs of about 10.5 s, as the 2026-12-01 run took).
 """
 
 import argparse
@@ -102,16 +108,26 @@ OUT = DATA / "bench" / "switchback.json"
 BENCH = "bench-switchback"  # names the arrival seeds
 SATURATION_CONNECTIONS = 16
 SATURATION_RUNS = 3
+# Every pair in twin slices (from 2026-12-02): the two arms of a run meet the same traffic.
 COMPARISONS = (
-    Switchback(NONE, QUEUE_B1),
-    Switchback(Setting("queue", 32, 0.0), Setting("queue", 32, 1.0)),
+    Switchback(NONE, QUEUE_B1, twin_slices=True),
+    Switchback(Setting("queue", 32, 0.0), Setting("queue", 32, 1.0), twin_slices=True),
 )
-CONTROLS = (Switchback(NONE, NONE), Switchback(NONE, NONE, 50.0), Switchback(NONE, NONE, 150.0))
+CONTROLS = (
+    Switchback(NONE, NONE, twin_slices=True),
+    Switchback(NONE, NONE, 50.0, twin_slices=True),
+    Switchback(NONE, NONE, 150.0, twin_slices=True),
+)
+# The A/A control in independent slices too (the design before twin slices), side by side
+# with the twin one in the same run: what the twins save, measured.
+INDEPENDENT_AA = Switchback(NONE, NONE)
 STATISTICS = {"p50_us": "p50", "p99_us": "p99", "server_us_p50": "server"}  # key: short name
-QUICK = {"runs": 2, "aa_runs": 2, "added_work_runs": 2, "window_s": 2.0}
-FULL = {"runs": 40, "aa_runs": 40, "added_work_runs": 10, "window_s": 8.0}
+QUICK = {"runs": 2, "aa_runs": 2, "added_work_runs": 2, "independent_aa_runs": 2,
+         "window_s": 2.0}  # fmt: skip
+FULL = {"runs": 40, "aa_runs": 40, "added_work_runs": 20, "independent_aa_runs": 20,
+        "window_s": 8.0}  # fmt: skip
 LOAD_KEYS = ("idle_share", "steal_share")
-EXAMPLE_PAIR = Switchback(NONE, NONE)  # the run whose requests are kept: the first A/A run
+EXAMPLE_PAIR = CONTROLS[0]  # the run whose requests are kept: the first A/A run
 EXAMPLE_COLUMNS = {"arrival_us": np.uint32, "arm": np.uint8, "latency_us": np.int32,
                    "status": np.uint16}  # fmt: skip
 
@@ -123,20 +139,27 @@ class Planned(NamedTuple):
     swap_routes: bool
 
 
-def run_counts(runs: int, aa_runs: int, added_work_runs: int) -> dict[Switchback, int]:
+def run_counts(runs: int, aa_runs: int, added_work_runs: int,
+               independent_aa_runs: int = 0) -> dict[Switchback, int]:  # fmt: skip
     """How many runs each pair gets: the comparisons `runs`, the A/A control `aa_runs`, each
-    added amount `added_work_runs`."""
+    added amount `added_work_runs`, the A/A control in independent slices
+    `independent_aa_runs` (left out when 0)."""
     aa, *added = CONTROLS
-    return ({pair: runs for pair in COMPARISONS} | {aa: aa_runs}
-            | {pair: added_work_runs for pair in added})  # fmt: skip
+    counts = ({pair: runs for pair in COMPARISONS} | {aa: aa_runs}
+              | {pair: added_work_runs for pair in added})  # fmt: skip
+    if independent_aa_runs:
+        counts[INDEPENDENT_AA] = independent_aa_runs
+    return counts
 
 
-def plan(runs: int, aa_runs: int, seed: int, added_work_runs: int | None = None) -> list[Planned]:
+def plan(runs: int, aa_runs: int, seed: int, added_work_runs: int | None = None,
+         independent_aa_runs: int = 0) -> list[Planned]:  # fmt: skip
     """Every run, in the order run: index by index, the pairs still owed a run at that index
     shuffled, each run's first arm drawn and whether its routes are swapped (route a serving
     arm B, so a route's place falls on both arms alike). `added_work_runs` defaults to
     `aa_runs`."""
-    counts = run_counts(runs, aa_runs, aa_runs if added_work_runs is None else added_work_runs)
+    added = aa_runs if added_work_runs is None else added_work_runs
+    counts = run_counts(runs, aa_runs, added, independent_aa_runs)
     planned = []
     for index in range(max(counts.values(), default=0)):
         due = [pair for pair, count in counts.items() if index < count]
@@ -224,6 +247,7 @@ class Bench:
         service = self.launcher.service(pair.service_spec(planned.swap_routes), cpu=self.cpu)
         extra = ("--slice-s", str(options["slice_s"]), "--first-arm", planned.first_arm)
         extra += ("--swap-routes",) if planned.swap_routes else ()
+        extra += ("--twin-slices",) if pair.twin_slices else ()
         with service:
             with CoreWatch(self.cpu, service.pid) as watch:
                 meta, columns = self.machinery.openloop(
@@ -285,14 +309,14 @@ def first_look(runs: list[dict]) -> dict:
     return found
 
 
-def run_bench(cpu=1, runs=40, aa_runs=40, added_work_runs=10, window_s=8.0, rate_multiple=0.5,
+def run_bench(cpu=1, runs=40, aa_runs=40, added_work_runs=20, window_s=8.0, rate_multiple=0.5,
               slice_s=SWITCHBACK_SLICE_S, saturation=None, drain_s=30.0, seed=1, probe=None,
-              nice=0) -> dict:  # fmt: skip
+              nice=0, independent_aa_runs=20) -> dict:  # fmt: skip
     """Run every switchback run and return what switchback.json holds."""
     shielded = shield(nice)
     runner_cores = pin_runner_away_from(cpu)
     expected.ensure()  # the clients' bit check, made here and not on the measurement core
-    planned = plan(runs, aa_runs, seed, added_work_runs)
+    planned = plan(runs, aa_runs, seed, added_work_runs, independent_aa_runs)
     with Launcher(cores=runner_cores or None) as launcher, Machinery("switchback") as machinery:
         bench = Bench(launcher, machinery, cpu, probe, {})
         measured = None
@@ -318,7 +342,7 @@ def run_bench(cpu=1, runs=40, aa_runs=40, added_work_runs=10, window_s=8.0, rate
             if example is None and run.pair == EXAMPLE_PAIR:
                 example = (summary, columns)
             print(progress_line(number, len(planned), done[-1]), flush=True)
-    counts = run_counts(runs, aa_runs, added_work_runs)
+    counts = run_counts(runs, aa_runs, added_work_runs, independent_aa_runs)
     return {
         "what": __doc__.splitlines()[0],
         "date": datetime.datetime.now(datetime.UTC).isoformat(timespec="seconds"),
@@ -328,6 +352,7 @@ def run_bench(cpu=1, runs=40, aa_runs=40, added_work_runs=10, window_s=8.0, rate
             runs < FULL["runs"]
             or aa_runs < FULL["aa_runs"]
             or added_work_runs < FULL["added_work_runs"]
+            or independent_aa_runs < FULL["independent_aa_runs"]
             or window_s < FULL["window_s"]
         ),
         "cpu": cpu,
@@ -382,7 +407,10 @@ def main(argv=None) -> int:
                         help="runs of the A/A control (40: enough to tell a route's place "
                         "from chance)")  # fmt: skip
     parser.add_argument("--added-work-runs", type=int, default=None,
-                        help="runs of each added amount (10)")  # fmt: skip
+                        help="runs of each added amount (20)")  # fmt: skip
+    parser.add_argument("--independent-aa-runs", type=int, default=None,
+                        help="runs of the A/A control in independent slices, beside the twin "
+                        "ones (20; 0 leaves it out)")  # fmt: skip
     parser.add_argument("--window-s", type=float, default=None, help="seconds of arrivals (8)")
     parser.add_argument("--rate", type=float, default=0.5, help="arrival rate, a multiple of S")
     parser.add_argument("--slice-s", type=float, default=SWITCHBACK_SLICE_S, help="slice length")
@@ -406,10 +434,15 @@ def main(argv=None) -> int:
     added_work_runs = (
         args.added_work_runs if args.added_work_runs is not None else sizes["added_work_runs"]
     )
+    independent_aa_runs = (
+        args.independent_aa_runs
+        if args.independent_aa_runs is not None
+        else sizes["independent_aa_runs"]
+    )
     window_s = args.window_s if args.window_s is not None else sizes["window_s"]
     found = run_bench(args.cpu, runs, aa_runs, added_work_runs, window_s, args.rate, args.slice_s,
                       args.saturation, args.drain_s, args.seed, load_probe(args.probe),
-                      args.nice)  # fmt: skip
+                      args.nice, independent_aa_runs)  # fmt: skip
     found["command"] = "python -m lab.bench.switchback " + " ".join(
         sys.argv[1:] if argv is None else argv
     )

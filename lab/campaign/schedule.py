@@ -48,7 +48,8 @@ def switchback_run(
     profile: Profile, index: int, pair: Switchback, first_arm: str, swap_routes: bool = False
 ) -> dict:
     work = f"-plus{pair.added_work_us_b:g}us" if pair.added_work_us_b else ""
-    slugs = f"{setting_slug(pair.arm_a)}-vs-{setting_slug(pair.arm_b)}{work}"
+    twin = "-twin" if pair.twin_slices else ""
+    slugs = f"{setting_slug(pair.arm_a)}-vs-{setting_slug(pair.arm_b)}{work}{twin}"
     return {
         "run_id": f"switchback-{index}-{slugs}",
         "kind": "switchback",
@@ -58,6 +59,7 @@ def switchback_run(
         "added_work_us_b": pair.added_work_us_b,
         "first_arm": first_arm,
         "swap_routes": swap_routes,
+        **({"twin_slices": True} if pair.twin_slices else {}),  # absent: independent slices
         "rate_multiple": profile.switchback_rate,
         "window_s": profile.switchback_window,
         "slice_s": profile.slice_s,

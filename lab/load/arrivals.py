@@ -3,7 +3,9 @@
 Every setting in one round and at one rate meets the very same traffic: the same arrival
 times and the same customers, because both come from `arrival_seed(campaign, round, rate)`.
 A switchback run (issue 28) cuts its arrivals into slices alternating between two arms
-(`slice_arms`); its seed is `switchback_seed(campaign, run_index, rate)`.
+(`slice_arms`); its seed is `switchback_seed(campaign, run_index, rate)`. With twin slices
+(`twin_slice_arrivals`) each B slice repeats the arrivals of the A slice before it, so the two
+arms of one run meet the same traffic and the run's d loses the traffic's own noise.
 Used by `python -m lab openloop --seed N`, by the campaign runner and by Part C's client;
 tested by `pytest tests/test_arrivals.py` and, the slices, `tests/test_switchback.py`.
 """
@@ -63,6 +65,23 @@ def poisson_arrivals(arrival_rate: float, window_s: float, seed: int) -> np.ndar
         more = offsets[-1] + np.cumsum(rng.exponential(mean_gap_s, size=chunk))
         offsets = np.concatenate([offsets, more])
     return offsets[offsets < window_s]
+
+
+def twin_slice_arrivals(
+    arrival_rate: float, window_s: float, slice_s: float, seed: int
+) -> np.ndarray:
+    """Poisson arrivals in twin slices (issue 28): the seed's arrivals in slices 0, 2, 4 …
+    (`poisson_arrivals`), each repeated one slice later, so slice 2k + 1 holds the very
+    arrivals of slice 2k shifted by `slice_s`. Each slice is still a Poisson stream at
+    `arrival_rate`; the two slices of a pair are the same one. Sorted float64 seconds in
+    [0, window_s). Whole microseconds, so `slice_arms` puts each copy in its own slice."""
+    slice_us = round(slice_s * 1e6)
+    if slice_us < 1:
+        raise ValueError(f"slice_s must be at least a microsecond, got {slice_s}")
+    base_us = np.floor(poisson_arrivals(arrival_rate, window_s, seed) * 1e6).astype(np.int64)
+    first = base_us[(base_us // slice_us) % 2 == 0]
+    both = np.sort(np.concatenate([first, first + slice_us]))
+    return both[both < round(window_s * 1e6)] / 1e6
 
 
 def customer_offset(seed: int, list_length: int | None = None) -> int:

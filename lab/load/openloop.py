@@ -27,7 +27,9 @@ A switchback run (issue 28; `--slice-s 0.5 --first-arm a`, against a two-armed s
 lab/service/switchback.py): each request goes to the arm of the slice it is scheduled in
 (`lab.load.arrivals.slice_arms`), decided before the window and built into its request bytes
 (`/arm/a/predict` or `/arm/b/predict`, the same length), so the client does exactly the same
-work for either arm; the `arm` column records it. Tested by tests/test_switchback.py.
+work for either arm; the `arm` column records it. With `--twin-slices` each B slice repeats
+the arrivals of the A slice before it (`lab.load.arrivals.twin_slice_arrivals`). Tested by
+tests/test_switchback.py.
 """
 
 import argparse
@@ -37,6 +39,7 @@ import resource
 import select
 import socket
 import struct
+import sys
 import time
 from collections import deque
 from pathlib import Path
@@ -540,6 +543,12 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
         "alternate between /arm/a/predict and /arm/b/predict",
     )
     parser.add_argument(
+        "--twin-slices",
+        action="store_true",
+        help="with --slice-s: each second slice repeats the arrivals of the slice before it "
+        "(the two arms meet the same traffic; lab.load.arrivals.twin_slice_arrivals)",
+    )
+    parser.add_argument(
         "--first-arm", choices=ARMS, default="a", help="the arm of a switchback run's first slice"
     )
     parser.add_argument(
@@ -552,7 +561,16 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
 
 
 def main(args: argparse.Namespace) -> int:
-    schedule = arrivals.poisson_arrivals(args.arrival_rate, args.window_s, args.seed)
+    if args.twin_slices and args.slice_s is None:
+        print("openloop: --twin-slices needs --slice-s (twin slices are a switchback run's)",
+              file=sys.stderr)  # fmt: skip
+        return 2
+    if args.twin_slices:
+        schedule = arrivals.twin_slice_arrivals(
+            args.arrival_rate, args.window_s, args.slice_s, args.seed
+        )
+    else:
+        schedule = arrivals.poisson_arrivals(args.arrival_rate, args.window_s, args.seed)
     request_ids = artifacts.request_ids()
     customer_ids = arrivals.customers_for_run(request_ids, args.seed, len(schedule))
     meta = {
@@ -570,7 +588,7 @@ def main(args: argparse.Namespace) -> int:
     if args.slice_s is not None:
         slice_us = round(args.slice_s * 1e6)
         meta.update(slice_s=args.slice_s, slice_us=slice_us, first_arm=args.first_arm,
-                    swap_routes=args.swap_routes)  # fmt: skip
+                    swap_routes=args.swap_routes, twin_slices=args.twin_slices)  # fmt: skip
     return run_client(
         "openloop",
         lambda: run_open_loop(

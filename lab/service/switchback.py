@@ -34,9 +34,10 @@ The added work stays with arm B, whichever route serves it.
 
 Added work (`added_work_us_b`, `--added-work-us-b N`): FOR THE CALIBRATION CHECK ONLY, the
 known-effect runs of issue 28 (item 5), never in the campaign design's comparisons. Arm B's
-feature lookup first spins (a busy loop, not a sleep) until `time.perf_counter` has advanced N
-µs, so every arm B request costs N µs more CPU inside the handler, within its Server-Timing
-`ready` stage; a switchback run must recover that known amount.
+feature lookup first spins (a busy loop, not a sleep) until the thread's own CPU time has
+advanced N µs, so every arm B request costs exactly N µs more of the core inside the handler,
+within its Server-Timing `ready` stage, however often the spin is preempted; a switchback run
+must recover that known amount.
 """
 
 import json
@@ -59,10 +60,12 @@ from lab.servicespec import Setting
 
 
 def spin(microseconds: float) -> None:
-    """Busy-wait until `time.perf_counter` has advanced `microseconds`: CPU work, not a
-    sleep (for the calibration check only; see the module's docstring)."""
-    end = time.perf_counter() + microseconds / 1e6
-    while time.perf_counter() < end:
+    """Busy-wait until this thread has used `microseconds` more of the CPU: CPU work, not a
+    sleep, and the same amount of it whether or not the client preempts the spin (until
+    2026-12-02 the spin ran to a `perf_counter` deadline, so a preempted spin did less work).
+    For the calibration check only; see the module's docstring."""
+    end = time.thread_time_ns() + round(microseconds * 1000)
+    while time.thread_time_ns() < end:
         pass
 
 

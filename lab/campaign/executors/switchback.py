@@ -46,6 +46,7 @@ def run_switchback(context: Context, run: dict, echo=None) -> RunResult:
     arrival_rate = run["rate_multiple"] * context.saturation_s
     seed = switchback_seed(context.campaign, run["run_index"], run["rate_multiple"])
     swap_routes = bool(run.get("swap_routes", False))  # planned before routes were swapped: no
+    twin_slices = bool(run.get("twin_slices", False))  # planned before twin slices: no
     spec = ServiceSpec(Setting.from_record(run["arm_a"]), arm_b=Setting.from_record(run["arm_b"]),
                        added_work_us_b=run["added_work_us_b"], swap_routes=swap_routes)  # fmt: skip
     served = ServedRun(context, echo)
@@ -59,7 +60,8 @@ def run_switchback(context: Context, run: dict, echo=None) -> RunResult:
             "--drain-s", str(context.profile.drain_s),
             "--slice-s", str(run["slice_s"]),
             "--first-arm", run["first_arm"],
-        ] + (["--swap-routes"] if swap_routes else [])  # fmt: skip
+        ] + (["--swap-routes"] if swap_routes else []) + (
+            ["--twin-slices"] if twin_slices else [])  # fmt: skip
         timeout_s = run["window_s"] + context.profile.drain_s + 120
         with served.watch(proc):
             client_meta, columns = client_columns(context, arguments, timeout_s, run["run_id"])
@@ -76,6 +78,7 @@ def run_switchback(context: Context, run: dict, echo=None) -> RunResult:
         "added_work_us_b": run["added_work_us_b"],
         "first_arm": run["first_arm"],
         "swap_routes": swap_routes,
+        "twin_slices": twin_slices,
         "slice_s": run["slice_s"],
         "slice_us": client_meta["slice_us"],
         "slices": client_meta["stats"]["slices"],
@@ -85,6 +88,7 @@ def run_switchback(context: Context, run: dict, echo=None) -> RunResult:
     }
     meta["signals"] = signals(meta, columns)
     # The pairs of one index meet the same arrivals: store them once.
-    arrivals = f"s{run['run_index']}-x{rate_key(run['rate_multiple'])}.zip"
+    twin = "-twin" if twin_slices else ""
+    arrivals = f"s{run['run_index']}-x{rate_key(run['rate_multiple'])}{twin}.zip"
     shared = {"arrival_us": context.campaign_dir / "arrivals" / arrivals}
     return RunResult(meta, columns, shared, PART_B_LOG8)
