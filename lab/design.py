@@ -127,8 +127,8 @@ BUSY_RATE = 1.6
 CAMPAIGN_BYTES_BUDGET = 40 * 1024 * 1024  # a campaign's folder, the first two full profiles'
 QUIET_MODES = ("before", "startup", "watch")
 PROBE_MOMENTS = ("before", "after")
-SWITCHBACK_SLICE_S = 0.5  # a switchback run's slices (issue 28: 0.5 s slices of one run
-# differed by 0.044 in log p50 in full-20261130)
+SWITCHBACK_SLICE_S = 0.1  # a switchback run's slices (0.5 s until 2026-12-02; why 0.1 s:
+# lab/design_notes.py, its 2026-12-02 note on slice length)
 
 
 @dataclass(frozen=True)

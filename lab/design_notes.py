@@ -127,3 +127,22 @@ were first written, at the end of the design). Never edited; a new note goes at 
 # It takes effect in the next profile written (the third full campaign's, issue 29); the first
 # two campaigns keep SLOW_RUN_KINDS above, the rule they ran under, as their campaign.json froze
 # it. The figures: /work/analysis (c_slow_rule.py over full-20261130's raw files).
+
+# --- 2026-12-02, before the second switchback benchmark: slices of 0.1 s, and twin slices ----
+# On this host today the A/A control's per-run SD of d for the p50 was 0.118 (40 runs,
+# 2026-12-02 00:05-00:30, 0.5 s slices), four times the 0.030 that full-20261130's runs gave
+# when cut the same way. Inside one run the latency of 0.1 s stretches went from 1.5 to 20 ms
+# and back (stalls of the host of tens of milliseconds), so a stall falling on one arm's slice
+# decided a run's d. Two cuts were tried side by side on the measurement core (pilots kept in
+# data/bench/pilots/2026-12-02-slices/, S = 692/s, A/A none vs none at 0.5 × S, 8 s windows):
+# - twin slices (each B slice repeating the arrivals of the A slice before it), 12 runs against
+#   12 in independent slices, interleaved: SD of the p50's d 0.136 against 0.133: the traffic
+#   a slice meets is not where the wobble comes from;
+# - slices of 0.1 s against 0.5 s (twin), 14 runs each, alternating: SD 0.075 against 0.112 for
+#   the p50, 0.22 against 0.58 for the p99, 0.013 against 0.023 for the server time: a stall
+#   now spans both arms' slices more often. At 0.5 × S a slice of 0.1 s still holds 30-60
+#   requests and the service's busy periods last milliseconds, so little of one arm's queue
+#   spills into the other's slice.
+# Decision: SWITCHBACK_SLICE_S = 0.1 for every switchback run from now on (the benchmark and
+# the full3 profile). Twin slices stay an option of a pair (`twin_slices`), measured again in
+# the benchmark beside independent slices; the rule (the interval over runs) is unchanged.

@@ -495,6 +495,7 @@ def switchback(path: Path) -> dict:
             "arm_b": pair["arm_b"]["name"],
             "added_work_us": float(pair["added_work_us_b"]),
             "kind": kind,
+            "twin_slices": bool(pair.get("twin_slices", False)),  # absent before 2026-12-02
             "runs": len(of_pair),
             "statistics": {
                 short: statistic(of_pair, key, rule["delta"][short], path)
@@ -550,12 +551,24 @@ def switchback(path: Path) -> dict:
     loops = (found.get("saturation_measured") or {}).get("loops_throughput")
     if loops is not None:  # S the median of several closed loops (from 2026-12-02)
         shown["saturation_loops"] = loops
-    aa = [name for name in names if comparisons[name]["kind"] == "aa"]
+    aa, independent = aa_names(names, comparisons)
     if aa:
-        shown["aa"] = aa[0]
+        shown["aa"] = aa
+    if independent:
+        shown["aa_independent"] = independent
     if found.get("example") is not None:
         shown["example"] = example_run(found, path.parent, path)
     return shown
+
+
+def aa_names(names: list, comparisons: dict) -> tuple[str | None, str | None]:
+    """(the A/A control the pages read: the first in twin slices if any, else the first;
+    the A/A control in independent slices run beside a twin one, or None)."""
+    aa = [name for name in names if comparisons[name]["kind"] == "aa"]
+    twins = [name for name in aa if comparisons[name]["twin_slices"]]
+    independent = [name for name in aa if not comparisons[name]["twin_slices"]]
+    main = (twins or aa or [None])[0]
+    return main, (independent[0] if twins and independent else None)
 
 
 def split(result: dict) -> tuple[dict, dict | None]:

@@ -640,6 +640,7 @@ def switchback_numbers(found: dict, folder: Path) -> dict:
             "arm_b": pair["arm_b"]["name"],
             "added_work_us": float(pair["added_work_us_b"]),
             "kind": kind,
+            "twin_slices": pair.get("twin_slices") is True,
             "runs": len(runs),
             "statistics": by_statistic,
         }
@@ -698,8 +699,11 @@ def switchback_numbers(found: dict, folder: Path) -> dict:
         if found["saturation_S"] != statistics.median(measured["loops_throughput"]):
             raise Disagreement("bench/switchback: saturation_S is not the median of its loops")
     aa = [name for name in names if comparisons[name]["kind"] == "aa"]
-    if aa:
-        mine["aa"] = aa[0]
+    twins = [name for name in aa if comparisons[name]["twin_slices"]]
+    if aa:  # the pages read the twin-slices control when there is one
+        mine["aa"] = (twins or aa)[0]
+    if twins and len(twins) < len(aa):
+        mine["aa_independent"] = next(n for n in aa if not comparisons[n]["twin_slices"])
     if found.get("example") is not None:
         mine["example"] = example_numbers(found, folder)
     return mine
