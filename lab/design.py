@@ -217,10 +217,10 @@ QUICK = Profile(
 # the A/A control none vs none, SWITCHBACK_RUNS runs each, 8 s windows at 0.5 × S, each
 # run's first arm and routes counterbalanced (lab/campaign/schedule.py). Budget: 100 minutes
 # and 18 MiB, checked by `lab run`'s projection before it starts (lab/campaign/projection.py).
-SWITCHBACK_PAIRS = (
-    Switchback(NONE, QUEUE_B1),
-    Switchback(Setting("queue", 32, 0.0), Setting("queue", 32, 1.0)),
-    Switchback(NONE, NONE),  # A/A
+SWITCHBACK_PAIRS = (  # in twin slices (lab/design_notes.py, 2026-12-02)
+    Switchback(NONE, QUEUE_B1, twin_slices=True),
+    Switchback(Setting("queue", 32, 0.0), Setting("queue", 32, 1.0), twin_slices=True),
+    Switchback(NONE, NONE, twin_slices=True),  # A/A
 )
 SWITCHBACK_RUNS = 40
 FULL3 = dataclasses.replace(  # the same grid, Part A, bits, S and Part C as FULL

@@ -146,3 +146,9 @@ were first written, at the end of the design). Never edited; a new note goes at 
 # Decision: SWITCHBACK_SLICE_S = 0.1 for every switchback run from now on (the benchmark and
 # the full3 profile). Twin slices stay an option of a pair (`twin_slices`), measured again in
 # the benchmark beside independent slices; the rule (the interval over runs) is unchanged.
+#
+# After the second switchback benchmark (2026-12-02 05:59-06:31, 180 runs, S = 684/s, data/bench/
+# switchback.json): in 0.1 s slices the twin A/A control's per-run SD of the p50's d was 0.050
+# (40 runs) against 0.074 for the independent one beside it (20 runs, interleaved), and 0.016
+# against 0.019 for the server time. So the third campaign's switchback pairs run in twin
+# slices (SWITCHBACK_PAIRS), as the benchmark's did.

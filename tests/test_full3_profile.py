@@ -100,7 +100,8 @@ def test_full3_freezes_its_time_cuts_in_its_description():
     assert record["reruns"] is False and record["probes"] == ("after",)
     assert record["load_after_overlapped"] is True and record["switchback_window_s"] == 8.0
     assert [pair["name"] for pair in record["switchbacks"]] == [
-        "none vs B=1 W=0", "B=32 W=0 vs B=32 W=1", "none vs none"]  # fmt: skip
+        "none vs B=1 W=0, twin slices", "B=32 W=0 vs B=32 W=1, twin slices",
+        "none vs none, twin slices"]  # fmt: skip
     assert found["rules"]["told_apart"]["rule"] == design.TOLD_APART_RULE
     json.dumps(found)  # campaign.json can hold it
 
