@@ -282,6 +282,46 @@ def test_the_wake_fit_needs_none_cells_that_kept_up_and_that_fell_behind(sim):
     assert sim.wake_fit({}) is None
 
 
+def cells_with_round_speeds(speeds: list) -> dict:
+    """Part B whose unbatched cells that fell behind in every round had round r's throughput
+    = speeds[r] × the cell's median (the speeds' median is 1); a cell that kept up in some
+    round, and a batched one, with other numbers, must not count."""
+    behind, ordered = {}, sorted(speeds)
+    assert ordered[len(ordered) // 2] == 1.0
+    for x, level in ((1.0, 1000.0), (1.5, 1040.0), (2.5, 990.0)):
+        behind[f"{x:g}"] = {"rounds": list(range(len(speeds))), "keeps_up_rounds": 0,
+                            "throughput": level,
+                            "by_round": {"throughput": [level * s for s in speeds]}}  # fmt: skip
+    odd = {"rounds": list(range(len(speeds))), "keeps_up_rounds": 2, "throughput": 500.0,
+           "by_round": {"throughput": [250.0 * (i + 1) for i in range(len(speeds))]}}  # fmt: skip
+    return {"settings": {
+        "none": {"max_batch": 0, "rates": dict(behind, **{"0.5": odd})},
+        "B=1 W=0": {"max_batch": 1, "rates": behind},
+        "B=8 W=0": {"max_batch": 8, "rates": {"2.5": dict(odd, keeps_up_rounds=0)}},
+    }}  # fmt: skip
+
+
+def test_the_round_speeds_are_each_rounds_share_of_the_saturated_throughput(sim):
+    speeds = [1.0, 0.96, 1.03, 1.0, 0.9]
+    assert sim.round_speeds(cells_with_round_speeds(speeds)) == pytest.approx(speeds)
+    assert sim.round_speeds({"settings": {}}) is None and sim.round_speeds(None) is None
+    costs = {"round_speeds": speeds}
+    assert [sim.seed_speed(costs, seed) for seed in range(7)] == [*speeds, *speeds[:2]]
+    assert sim.seed_speed({}, 3) == 1.0
+
+
+def test_a_seed_at_half_the_speed_takes_twice_as_long_for_everything(sim, costs):
+    slow = sim.at_speed(dict(costs, service_wake_us=30.0), 0.5)
+    for part in sim.SPEED_PARTS:
+        assert slow[part] == pytest.approx(2 * dict(costs, service_wake_us=30.0)[part])
+    assert slow["model_us"] == pytest.approx([2 * value for value in costs["model_us"]])
+    assert slow["S"] == costs["S"]  # the rates stay where they were asked
+    alone = sim.serve([1000.0], 0, 0, costs, seed=0)["done_us"][0] - 1000.0
+    halved = sim.serve([1000.0], 0, 0, sim.at_speed(costs, 0.5), seed=0)["done_us"][0] - 1000.0
+    assert halved == pytest.approx(2 * alone)
+    assert sim.at_speed(costs, 1.0) is costs
+
+
 def test_no_unbatched_cell_that_fell_behind_means_no_load_fit(sim, costs):
     part_b = cells_on_lines((90.0, -8.0), (280.0, 6.0), costs["model_us"][0], 40.0)
     for setting in part_b["settings"].values():

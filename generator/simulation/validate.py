@@ -80,7 +80,8 @@ def simulated_runs(sim, costs: dict, results: dict, seeds: list, cache_dir) -> t
     if cached is not None and len(cached) == len(jobs):
         return cached, True
     runs = [
-        [sim.run(cap, wait, rate, costs, design["window_s"], seed, keeps_up_share=share)
+        [sim.run(cap, wait, rate, costs, design["window_s"], seed, keeps_up_share=share,
+                 speed=sim.seed_speed(costs, seed))
          for seed in seeds]
         for cap, wait, rate in jobs
     ]  # fmt: skip

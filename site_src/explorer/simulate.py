@@ -375,7 +375,17 @@ def calibrate_results(results: dict) -> dict:
         costs["load"] = fitted
         costs["batcher_us_per_batch"] = fitted["batcher_us_per_batch"]
         costs["service_wake_us"] = fitted["service_wake_us"]
+    speeds = round_speeds(results.get("part_b"))
+    if speeds is not None:
+        costs["round_speeds"] = speeds
     return costs
+
+
+def seed_speed(costs: dict, seed: int) -> float:
+    """The machine's speed for the validation's seed `seed`, standing for the lab's round of
+    that number (`round_speeds`); 1 without them. The reader's answers run at 1."""
+    speeds = costs.get("round_speeds") or [1.0]
+    return speeds[seed % len(speeds)]
 
 
 LOAD_READ = [
@@ -389,6 +399,7 @@ LOAD_READ = [
     "part_b.settings.*.rates.*.keeps_up_rounds",
     "part_b.settings.*.rates.*.throughput",
     "part_b.settings.*.rates.*.keeps_up",
+    "part_b.settings.*.rates.*.by_round.throughput",
     f"part_b.settings.*.rates.*.{SERVICE_CPU}",
 ]
 
@@ -446,16 +457,28 @@ def at_load(costs: dict, arrival_rate: float) -> dict:
     return changed
 
 
-def round_speeds(saturation: dict | None) -> list | None:
-    """How fast the machine was in each of the S runs, as a share of S (each run's answers
-    per second over their median), in run order: the same closed loop measured again, so
-    its spread is how much the machine's speed drifts from one run to the next. None with
-    fewer than two runs."""
-    runs = (saturation or {}).get("runs") or []
-    speeds = [run.get("throughput") for run in runs]
-    if len(speeds) < 2 or not saturation.get("S") or not all(speeds):
+def round_speeds(part_b: dict | None) -> list | None:
+    """How fast the machine was in each round of Part B, as a share of its usual speed: in
+    the unbatched cells (none, queue B=1) that fell behind in every round the throughput is
+    what the core could give, so round r's share is the median over those cells of round r's
+    throughput over the cell's median. The lab's rounds ran one after the other, so a slow
+    spell hits a round across cells, and a cell keeps up only when every round did. None
+    without such cells."""
+    shares: dict = {}
+    for setting in ((part_b or {}).get("settings") or {}).values():
+        if setting.get("max_batch", 2) > 1:
+            continue
+        for cell in setting.get("rates", {}).values():
+            rounds = cell.get("rounds") or []
+            throughputs = (cell.get("by_round") or {}).get("throughput") or []
+            if not rounds or cell.get("keeps_up_rounds") != 0 or not cell.get("throughput"):
+                continue
+            for index, throughput in zip(rounds, throughputs, strict=False):
+                if throughput:
+                    shares.setdefault(index, []).append(throughput / cell["throughput"])
+    if not shares:
         return None
-    return [round(speed / saturation["S"], 5) for speed in speeds]
+    return [round(median(shares[index]), 5) for index in sorted(shares)]
 
 
 SPEED_PARTS = ("client_send_us", "client_receive_us", "handler_before_us", "answer_us",
