@@ -87,7 +87,7 @@ def test_a_service_cpu_that_is_not_a_number_is_named(tmp_path, capsys):
     assert path.name in error and "core_watch.service_cpu_s" in error, error
 
 
-def test_a_run_without_a_watch_leaves_its_cell_without_it(built, tmp_path):
+def test_a_run_without_a_watch_leaves_its_cell_without_it(tmp_path):
     raw = tmp_path / "raw"
     shutil.copytree(RAW, raw)
     for path, _, _ in part_b_runs(raw):
@@ -100,4 +100,3 @@ def test_a_run_without_a_watch_leaves_its_cell_without_it(built, tmp_path):
     assert cells and all(FIELD not in cell for cell in cells)
     # the simulator's wake cost then comes from the client's line, and says so
     assert found["simulation"]["calibration"]["load"]["wake_from"] == "client"
-    assert built["simulation"]["calibration"]["load"]["wake_from"] == "service"

@@ -331,7 +331,7 @@ def wake_fit(settings: dict) -> dict | None:
         return None
     awake = median([cpu for _, cpu in behind])
     points = [(x, 1.0 - rate * cpu / 1e6, cpu - awake) for x, cpu, rate in kept]
-    points = [point for point in points if point[1] > 0]
+    points = [point for point in points if point[1] > 0]  # else the CPU outran the clock
     if not points:
         return None
     wake = sum(q * extra for _, q, extra in points) / sum(q * q for _, q, _ in points)
