@@ -20,6 +20,9 @@ it runs again here; everything around it is recomputed without generator/simulat
     agreement, and the summary (counts, median and worst errors and where), and the same
     over the batched cells alone (`held_out`: the cells the fit never read);
   * the what-ifs: each call run again prints the published answer, with the same S.
+The other full campaigns' checks (`simulation.others`) are not recomputed here (the report
+reads the chosen campaign's raw runs only); it names them. Each campaign's own report checks
+its own simulation.
 Used by `python -m generator report`.
 """
 
@@ -264,6 +267,9 @@ def check(data: dict, results: dict, check, say, sources: dict) -> None:
         f"{summary['keeps_up_agree']} of {summary['cells']}; {examples} what-ifs print the "
         "published answers"
     )
+    if section.get("others"):
+        say(f"not recomputed here (their own reports check them): the checks of "
+            f"{', '.join(sorted(section['others']))}")  # fmt: skip
     if batched:
         say(
             f"the load fit and the machinery ({published['timer']} timer) from the published "
