@@ -20,7 +20,7 @@ from generator.__main__ import main
 from generator.build import SITE, build_site
 from generator.report import checks as report
 from lab.rawformat import codec
-from tests.support.rawfiles import rewrite_meta  # a run's meta.json changed, its columns kept
+from tests.support.rawfiles import rewrite_meta, with_first_part_b_changed
 
 FIXTURE = Path(__file__).resolve().parent / "fixtures"
 RAW = FIXTURE / "raw"
@@ -76,10 +76,9 @@ def test_the_report_fails_naming_an_altered_cell(built, tmp_path, capsys):
 
 
 def test_a_service_cpu_that_is_not_a_number_is_named(tmp_path, capsys):
-    raw = tmp_path / "raw"
-    shutil.copytree(RAW, raw)
-    path, _, _ = part_b_runs(raw)[0]
-    rewrite_meta(path, lambda meta: meta["core_watch"].update(service_cpu_s="busy"))
+    raw, path = with_first_part_b_changed(
+        RAW, tmp_path / "raw", lambda meta: meta["core_watch"].update(service_cpu_s="busy")
+    )
     code = main(["build", "--raw", str(raw), "--out", str(tmp_path / "out"),
                  "--pages", str(FIXTURE / "pages")])  # fmt: skip
     error = capsys.readouterr().err
