@@ -1,8 +1,9 @@
 """Build everything the site shows from one campaign: results.json, chart specs, pictures
 (docs/assets/pictures/*.svg, generator/charts/drawings.py), pages and the site's static files, and
 the simulator checked against the campaign (generator/simulation/validate.py: results.json's
-`simulation`, its per-cell table in assets/data/simulation.json; its runs cached in
-.cache/generator/ or LESSON_CACHE); with the machinery's benchmarks in data/bench/
+`simulation`, its per-cell table in assets/data/simulation.json; against every other complete
+full campaign too, each calibrated from its own results, as `simulation.others`; its runs
+cached in .cache/generator/ or LESSON_CACHE); with the machinery's benchmarks in data/bench/
 (results.json `bench`, generator/arithmetic/bench_files.py); and, for a full campaign, every other
 complete full campaign beside it cell by cell (generator/arithmetic/compare.py: results.json's
 `comparison`, its cells in assets/data/comparison.json, the other campaigns' results in
@@ -298,14 +299,14 @@ def make_build(
     bench = bench_files.section(sources.bench)
     if bench is not None:
         whole = {**whole, "bench": results.rounded(bench)}
+    others = tuple(compared_campaigns(Path(raw_dir), chosen))
     checked = simulation.section(
-        whole, sources.whatifs, cache_dir=cache_dir or simulation_cache.folder()
+        whole, sources.whatifs, cache_dir=cache_dir or simulation_cache.folder(), others=others
     )
     whole = {**whole, "simulation": results.rounded(checked)}
     spell = slow_spell.section(whole)
     if spell is not None:
         whole = {**whole, "slow_spell": results.rounded(spell)}
-    others = tuple(compared_campaigns(Path(raw_dir), chosen))
     comparison = compare.section(whole, list(others))
     if comparison is not None:
         whole = {**whole, "comparison": results.rounded(comparison)}

@@ -9,7 +9,6 @@ Run: `.venv/bin/pytest tests/test_client_cost.py`
 
 import dataclasses
 import json
-import shutil
 import statistics
 from pathlib import Path
 
@@ -22,7 +21,7 @@ from generator.reading.description import read_description
 from generator.report import checks as report
 from lab.rawformat import codec
 from site_src.explorer import explorer
-from tests.support.rawfiles import rewrite_meta  # a run's meta.json changed, its columns kept
+from tests.support.rawfiles import with_first_part_b_changed  # a run's meta changed
 
 FIXTURE = Path(__file__).resolve().parent / "fixtures"
 RAW = FIXTURE / "raw"
@@ -126,10 +125,11 @@ def test_the_report_fails_naming_an_altered_cell_cost(built, tmp_path, capsys):
 
 
 def test_a_cost_that_is_not_a_number_is_named(tmp_path, capsys):
-    raw = tmp_path / "raw"
-    shutil.copytree(RAW, raw)
-    path, _ = part_b_runs(raw)[0]
-    rewrite_meta(path, lambda meta: meta["client"].update(client_cpu_us_per_request="fast"))
+    raw, path = with_first_part_b_changed(
+        RAW,
+        tmp_path / "raw",
+        lambda meta: meta["client"].update(client_cpu_us_per_request="fast"),
+    )
     code = main(["build", "--raw", str(raw), "--out", str(tmp_path / "out"),
                  "--pages", str(FIXTURE / "pages")])  # fmt: skip
     error = capsys.readouterr().err

@@ -170,7 +170,8 @@ def test_the_costs_at_s_do_not_change_without_part_b_and_only_the_load_fit_reads
     assert sim.calibrate(**simulation.calibration_inputs(without)) == calibrated
     whole, alone = sim.calibrate_results(results), sim.calibrate_results(without)
     assert "load" in whole and "load" not in alone
-    same = {key: whole[key] for key in whole if key not in ("load", "sources")}
+    assert "round_speeds" in whole and "round_speeds" not in alone  # fitted on Part B too
+    same = {key: whole[key] for key in whole if key not in ("load", "sources", "round_speeds")}
     assert same.pop("batcher_us_per_batch") == whole["load"]["batcher_us_per_batch"]
     assert same.pop("service_wake_us") == whole["load"]["service_wake_us"]
     assert {key: alone[key] for key in same} == same
@@ -218,8 +219,10 @@ def test_the_load_fit_finds_the_lines_the_cells_were_made_from(sim, costs):
     assert fitted["client_line"] == pytest.approx(client, abs=1e-3)
     assert fitted["outside_line"] == pytest.approx(outside, abs=1e-3)
     assert fitted["batcher_us_per_batch"] == pytest.approx(per_batch, abs=1e-3)
+    # no service CPU in these cells: the wake cost comes from the client's line, and says so
     assert fitted["service_wake_us"] == pytest.approx(client[0] - costs["sources"]["client_us"],
                                                       abs=1e-3)  # fmt: skip
+    assert fitted["wake_from"] == "client"
     assert fitted["fell_behind_none"] == [1.0, 1.5, 2.5]
     # at a rate the costs are on those lines, as factors on the costs at S
     loaded = sim.at_load(dict(costs, load=fitted), 2.0 * costs["S"])
@@ -229,6 +232,95 @@ def test_the_load_fit_finds_the_lines_the_cells_were_made_from(sim, costs):
     assert loaded["handler_before_us"] + loaded["answer_us"] == pytest.approx(
         outside[0] + 2.0 * outside[1]
     )
+
+
+def cells_with_wakes(awake_us: float, wake_us: float, behind_us: list) -> dict:
+    """None cells made from a known wake cost: where none fell behind the service's CPU per
+    answer is one of `behind_us` (their median is the awake work); where it kept up at
+    `rate` answers/s it slept a share q = 1 − rate × cpu / 10⁶ and spent w·q more, so
+    cpu = (awake + w) / (1 + w × rate / 10⁶). A batched setting with other numbers must not
+    count."""
+    none, batched = {}, {}
+    for x, rate in ((0.25, 300.0), (0.5, 600.0), (0.8, 950.0)):
+        cpu = (awake_us + wake_us) / (1 + wake_us * rate / 1e6)
+        none[f"{x:g}"] = {"rounds": [0, 1], "keeps_up": True, "keeps_up_rounds": 2,
+                          "throughput": rate, "service_cpu_us_per_answer": cpu}  # fmt: skip
+        batched[f"{x:g}"] = dict(none[f"{x:g}"], service_cpu_us_per_answer=5 * cpu)
+    for x, cpu in zip((1.0, 1.5, 2.0, 2.5), behind_us, strict=True):
+        none[f"{x:g}"] = {"rounds": [0, 1], "keeps_up": False, "keeps_up_rounds": 0,
+                          "throughput": 1e6 / cpu, "service_cpu_us_per_answer": cpu}  # fmt: skip
+    none["1.2"] = {"rounds": [0, 1], "keeps_up": False, "keeps_up_rounds": 1,  # in between
+                   "throughput": 1000.0, "service_cpu_us_per_answer": 5000.0}  # fmt: skip
+    return {"none": {"max_batch": 0, "rates": none},
+            "B=8 W=0": {"max_batch": 8, "rates": batched}}  # fmt: skip
+
+
+def test_the_wake_fit_finds_the_wake_cost_the_cells_were_made_from(sim):
+    fitted = sim.wake_fit(cells_with_wakes(880.0, 210.0, [870.0, 880.0, 890.0, 1500.0]))
+    assert fitted["wake_from"] == "service"
+    assert fitted["awake_us"] == pytest.approx(885.0)  # the median: the outlier does not tilt it
+    # the median of 870, 880, 890 and 1500 is 885, not the 880 the cells were made from, so
+    # the fit is exact only when the awake level is: made again on a level of 885
+    fitted = sim.wake_fit(cells_with_wakes(885.0, 210.0, [870.0, 880.0, 890.0, 1500.0]))
+    assert fitted["service_wake_us"] == pytest.approx(210.0, abs=1e-3)
+    assert [cell[0] for cell in fitted["wake_cells"]] == [0.25, 0.5, 0.8]
+    asleep = [cell[1] for cell in fitted["wake_cells"]]
+    assert asleep == sorted(asleep, reverse=True) and 0 < asleep[-1] < asleep[0] < 1
+    none_wake = sim.wake_fit(cells_with_wakes(885.0, 0.0, [885.0] * 4))
+    assert none_wake["service_wake_us"] == pytest.approx(0.0, abs=1e-6)
+
+
+def test_the_wake_fit_needs_none_cells_that_kept_up_and_that_fell_behind(sim):
+    settings = cells_with_wakes(885.0, 210.0, [885.0] * 4)
+    only_behind = copy.deepcopy(settings)
+    only_behind["none"]["rates"] = {key: cell for key, cell in settings["none"]["rates"].items()
+                                    if not cell["keeps_up"]}  # fmt: skip
+    assert sim.wake_fit(only_behind) is None
+    unpublished = copy.deepcopy(settings)
+    for cell in unpublished["none"]["rates"].values():
+        del cell["service_cpu_us_per_answer"]
+    assert sim.wake_fit(unpublished) is None
+    assert sim.wake_fit({}) is None
+
+
+def cells_with_round_speeds(speeds: list) -> dict:
+    """Part B whose unbatched cells that fell behind in every round had round r's throughput
+    = speeds[r] × the cell's median (the speeds' median is 1); a cell that kept up in some
+    round, and a batched one, with other numbers, must not count."""
+    behind, ordered = {}, sorted(speeds)
+    assert ordered[len(ordered) // 2] == 1.0
+    for x, level in ((1.0, 1000.0), (1.5, 1040.0), (2.5, 990.0)):
+        behind[f"{x:g}"] = {"rounds": list(range(len(speeds))), "keeps_up_rounds": 0,
+                            "throughput": level,
+                            "by_round": {"throughput": [level * s for s in speeds]}}  # fmt: skip
+    odd = {"rounds": list(range(len(speeds))), "keeps_up_rounds": 2, "throughput": 500.0,
+           "by_round": {"throughput": [250.0 * (i + 1) for i in range(len(speeds))]}}  # fmt: skip
+    return {"settings": {
+        "none": {"max_batch": 0, "rates": dict(behind, **{"0.5": odd})},
+        "B=1 W=0": {"max_batch": 1, "rates": behind},
+        "B=8 W=0": {"max_batch": 8, "rates": {"2.5": dict(odd, keeps_up_rounds=0)}},
+    }}  # fmt: skip
+
+
+def test_the_round_speeds_are_each_rounds_share_of_the_saturated_throughput(sim):
+    speeds = [1.0, 0.96, 1.03, 1.0, 0.9]
+    assert sim.round_speeds(cells_with_round_speeds(speeds)) == pytest.approx(speeds)
+    assert sim.round_speeds({"settings": {}}) is None and sim.round_speeds(None) is None
+    costs = {"round_speeds": speeds}
+    assert [sim.seed_speed(costs, seed) for seed in range(7)] == [*speeds, *speeds[:2]]
+    assert sim.seed_speed({}, 3) == 1.0
+
+
+def test_a_seed_at_half_the_speed_takes_twice_as_long_for_everything(sim, costs):
+    slow = sim.at_speed(dict(costs, service_wake_us=30.0), 0.5)
+    for part in sim.SPEED_PARTS:
+        assert slow[part] == pytest.approx(2 * dict(costs, service_wake_us=30.0)[part])
+    assert slow["model_us"] == pytest.approx([2 * value for value in costs["model_us"]])
+    assert slow["S"] == costs["S"]  # the rates stay where they were asked
+    alone = sim.serve([1000.0], 0, 0, costs, seed=0)["done_us"][0] - 1000.0
+    halved = sim.serve([1000.0], 0, 0, sim.at_speed(costs, 0.5), seed=0)["done_us"][0] - 1000.0
+    assert halved == pytest.approx(2 * alone)
+    assert sim.at_speed(costs, 1.0) is costs
 
 
 def test_no_unbatched_cell_that_fell_behind_means_no_load_fit(sim, costs):
@@ -391,6 +483,37 @@ def test_every_measured_cell_is_simulated_and_compared(sim, results):
     assert summary["keeps_up_agree"] == agree
     kept = [cell for s in measured.values() for cell in s["rates"].values() if cell["keeps_up"]]
     assert summary["kept_up_cells"] == len(kept)
+
+
+def test_every_other_full_campaign_is_checked_on_its_own_calibration(sim, results):
+    """`others`: each other campaign validated from its own results alone (here the fixture
+    under another name, once as it is and once without its service CPU, so that its wake
+    cost must come from the client's line), summaries only."""
+    mine = copy.deepcopy({key: value for key, value in results.items() if key != "simulation"})
+    # the fixture's runs are cut short (their answers, not their CPU): service CPU per answer
+    # that a wake fit can read, 1,000 µs where none kept up and 900 where it fell behind
+    for cell in mine["part_b"]["settings"]["none"]["rates"].values():
+        cell["service_cpu_us_per_answer"] = 1000.0 if cell["keeps_up"] else 900.0
+    same = copy.deepcopy(mine)
+    same["campaign"]["name"] = "same-again"
+    older = copy.deepcopy(mine)
+    older["campaign"]["name"] = "no-service-cpu"
+    for setting in older["part_b"]["settings"].values():
+        for cell in setting["rates"].values():
+            cell.pop("service_cpu_us_per_answer", None)
+    found = simulation.section(mine, seeds=2, others=(same, older))
+    assert sorted(found["others"]) == ["no-service-cpu", "same-again"]
+    again = found["others"]["same-again"]
+    assert again["summary"] == found["summary"] and again["held_out"] == found["held_out"]
+    assert again["machinery"] == found["calibration"]["machinery"]
+    assert again["wake_from"] == "service" and "settings" not in again
+    assert again["service_wake_us"] == found["calibration"]["service_wake_us"]
+    assert found["others"]["no-service-cpu"]["wake_from"] == "client"
+    assert "others" not in simulation.section(mine, seeds=2)
+    no_part_b = dict(copy.deepcopy(mine), part_b=None)
+    no_part_b["campaign"]["name"] = "no-part-b"
+    skipped = simulation.section(mine, seeds=2, others=(no_part_b,))["others"]["no-part-b"]
+    assert skipped == {"skipped": simulation.NO_PART_B}
 
 
 def test_the_commands_run_and_a_missing_client_cost_is_named(tmp_path, processes):

@@ -21,6 +21,7 @@ from pathlib import Path
 
 import pytest
 
+from generator.__main__ import RESULTS_BUDGET
 from generator.reading import load
 from tests.support.sitebuild import FIXTURE_RAW, at_once, raw_dir, site_build
 
@@ -180,6 +181,26 @@ def test_the_newest_full_campaign_is_shown_and_compared_with_the_others(site):
     assert row["p50_ms"]["values"][1] == cell["p50_ms"]  # the same number, from the same build
     mine = shown["part_b"]["settings"][row["setting"]]["rates"][row["rate"]]
     assert row["p50_ms"]["values"][0] == mine["p50_ms"]
+
+
+def test_the_results_fit_the_explorers_budget(site):
+    """The explorer loads results.json whole on every visit (generator/__main__.py says why
+    the budget is what it is)."""
+    size = (site / "assets" / "data" / "results.json").stat().st_size
+    assert 0 < size <= RESULTS_BUDGET, f"results.json is {size:,} bytes"
+
+
+def test_the_simulator_is_checked_against_every_full_campaign(site):
+    """results.json's `simulation.others`: every other complete full campaign, each on its
+    own calibration, its summary over all its measured cells and the batched ones held out."""
+    full = complete_full_campaigns()
+    shown = json.loads((site / "assets" / "data" / "results.json").read_text())["simulation"]
+    assert sorted(shown.get("others", {})) == full[:-1]
+    for name, other in shown.get("others", {}).items():
+        assert other["summary"]["cells"] > other["held_out"]["cells"] > 0, name
+        assert 0 <= other["summary"]["keeps_up_agree"] <= other["summary"]["cells"], name
+    page = (site / "simulator" / "index.html").read_text()
+    assert all(name in page for name in full)
 
 
 def test_no_page_loads_anything_from_another_origin(site):

@@ -27,6 +27,7 @@ from generator.arithmetic import (
     verdicts,
 )
 from generator.reading.load import Campaign, DataError, need, read_meta, read_run
+from generator.reading.metrics import SERVICE_CPU
 from lab.rawformat.kinds import published_kinds
 from lab.rawformat.names import NONE, rate_key, record_name, setting_name
 
@@ -221,6 +222,20 @@ def client_cpu_of(meta: dict, path) -> float | None:
     return float(value)
 
 
+def service_cpu_of(meta: dict, answered: int, path) -> float | None:
+    """The service's CPU time per answer (µs) over the client's run, from the run's
+    `core_watch.service_cpu_s` (the watch spans the window and the drain, as the answers
+    do); None when the run recorded no watch or answered nothing."""
+    value = (meta.get("core_watch") or {}).get("service_cpu_s")
+    if value is None or not answered:
+        return None
+    if isinstance(value, bool) or not isinstance(value, int | float) or not value >= 0:
+        raise DataError(
+            f"{path}: field 'core_watch.service_cpu_s' must be a number ≥ 0, not {value!r}"
+        )
+    return float(value) * 1e6 / answered
+
+
 def part_b_summary(path, keeps_up_share: float) -> tuple[dict, dict, dict]:
     """(quiet record, setting record and meta keys, per-run metrics) of one Part B file."""
     status = path.stat()
@@ -241,6 +256,9 @@ def part_b_summary(path, keeps_up_share: float) -> tuple[dict, dict, dict]:
         client_cpu = client_cpu_of(meta, path)
         if client_cpu is not None:  # issue 14: the load client's own cost, shown per cell
             metrics["client_cpu_us_per_request"] = client_cpu
+        service_cpu = service_cpu_of(meta, metrics["answered"], path)
+        if service_cpu is not None:  # issue 33: what the simulator's wake cost is fitted on
+            metrics[SERVICE_CPU] = service_cpu
         where = {
             "setting": setting["name"],
             "rate": rate_key(meta["rate_multiple"]),

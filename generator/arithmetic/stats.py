@@ -14,7 +14,7 @@ import math
 
 import numpy as np
 
-from lab.rawformat.names import CELL_ONLY_METRICS
+from generator.reading.metrics import CELL_ONLY
 
 SIGNIFICANT_DIGITS = 5
 BATCH_BUCKETS = (
@@ -249,7 +249,7 @@ def cell_summary(runs_by_round: dict[int, dict], scheduled_rounds: list[int]) ->
         if name == "batch_size_counts":
             continue
         values = [runs_by_round[r].get(name) for r in rounds]
-        if name not in CELL_ONLY_METRICS:
+        if name not in CELL_ONLY:
             by_round[name] = values
         present = [v for v in values if v is not None]
         if name != "keeps_up" and present:

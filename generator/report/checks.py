@@ -21,6 +21,7 @@ import json
 import math
 from pathlib import Path
 
+from generator.reading.metrics import CELL_ONLY
 from generator.report import answers as report_answers
 from generator.report import bench as report_bench
 from generator.report import compare as report_compare
@@ -34,7 +35,7 @@ from generator.report.explorer import check_explorer
 from generator.report.runs import load_campaign, middle, of_kind, part_b_cells, rank_percentile
 from lab.rawformat import codec
 from lab.rawformat.kinds import published_kinds
-from lab.rawformat.names import CELL_ONLY_METRICS, rate_key, record_name
+from lab.rawformat.names import rate_key, record_name
 
 
 def check_missing(data, results, check, say):
@@ -280,7 +281,7 @@ def check_part_b(data, results, check, say):
         for metric in sorted({m for run in cell["rounds"].values() for m in run}):
             values = [cell["rounds"][r].get(metric) for r in rounds]
             for index, value in enumerate(values):
-                if value is not None and metric not in CELL_ONLY_METRICS:
+                if value is not None and metric not in CELL_ONLY:
                     check.dig(results, (*path, "by_round", metric, index), value)
             present = [v for v in values if v is not None]
             if metric != "keeps_up" and present:

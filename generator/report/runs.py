@@ -15,6 +15,7 @@ from pathlib import Path
 import numpy as np
 
 from generator.reading.description import read_description
+from generator.reading.metrics import SERVICE_CPU
 from generator.report import attempts as report_attempts
 from generator.report.checker import Disagreement
 from lab.rawformat import codec
@@ -67,6 +68,9 @@ def part_b_metrics(meta: dict, columns: dict, keep_share: float) -> dict:
     client_cpu = (meta.get("client") or {}).get("client_cpu_us_per_request")
     if client_cpu is not None:
         out["client_cpu_us_per_request"] = float(client_cpu)
+    service_s = (meta.get("core_watch") or {}).get("service_cpu_s")
+    if service_s is not None and done:  # the service's CPU over the run, per answer
+        out[SERVICE_CPU] = service_s * 1e6 / done
     answered = status == 200
     if answered.any():
         out["mean_batch_size"] = float(np.mean(columns["batch_size"][answered], dtype=float))

@@ -11,14 +11,18 @@ it runs again here; everything around it is recomputed without generator/simulat
     the calibration's differences would magnify the last digit) gives the published costs;
     the growth with load and the machinery (calibrate_results) from the published Part B
     cells, machinery and Part C, which the report's other sections check against the raw runs,
-    give the published `load`, timer, batcher and answer clock;
+    give the published `load` (the wake cost from the cells' service CPU), `round_speeds`,
+    timer, batcher and answer clock;
   * SAMPLE cells (the worst of each metric, the first keeps-up disagreement, then a walk
-    over settings and rates) simulated again over every seed: their medians and keeps-up
-    are the published ones;
+    over settings and rates) simulated again over every seed (each at its round's speed):
+    their medians and keeps-up are the published ones;
   * every cell's relative error against the report's own measured cell, the keeps-up
     agreement, and the summary (counts, median and worst errors and where), and the same
     over the batched cells alone (`held_out`: the cells the fit never read);
   * the what-ifs: each call run again prints the published answer, with the same S.
+The other full campaigns' checks (`simulation.others`) are not recomputed here (the report
+reads the chosen campaign's raw runs only); it names them. Each campaign's own report checks
+its own simulation.
 Used by `python -m generator report`.
 """
 
@@ -133,7 +137,8 @@ def check_cells_again(sim, costs, data, cells, results, check, pairs) -> None:
         # generator simulated that rounded number, and Poisson draws follow every digit
         rate = results["part_b"]["settings"][name]["rates"][key]["arrival_rate"]
         runs = [sim.run(cell["cap"], cell["wait_ms"], rate, costs, window, seed,
-                        keeps_up_share=share) for seed in range(section["seeds"])]  # fmt: skip
+                        keeps_up_share=share, speed=sim.seed_speed(costs, seed))
+                for seed in range(section["seeds"])]  # fmt: skip
         for metric in (*METRICS, "mean_batch_size"):
             check.dig(results, (*path, metric), statistics.median(r[metric] for r in runs))
         check.dig(results, (*path, "keeps_up_seeds"), sum(bool(r["keeps_up"]) for r in runs))
@@ -235,6 +240,11 @@ def check(data: dict, results: dict, check, say, sources: dict) -> None:
             check.dig(results, ("simulation", "calibration", "load", key), published["load"][key])
     else:
         check.same("simulation calibration load", "load" in section["calibration"], False)
+    if "round_speeds" in published:  # each seed's machine speed, from the unbatched cells
+        check.dig(results, ("simulation", "calibration", "round_speeds"), published["round_speeds"])
+    else:
+        check.same("simulation calibration round_speeds", "round_speeds" in section["calibration"],
+                   False)  # fmt: skip
     cells, table = sources["cells"], section["settings"]
     pairs = sampled(section["summary"], table, results["design"]["settings"],
                     results["design"]["rate_multiples"])  # fmt: skip
@@ -257,6 +267,9 @@ def check(data: dict, results: dict, check, say, sources: dict) -> None:
         f"{summary['keeps_up_agree']} of {summary['cells']}; {examples} what-ifs print the "
         "published answers"
     )
+    if section.get("others"):
+        say(f"not recomputed here (their own reports check them): the checks of "
+            f"{', '.join(sorted(section['others']))}")  # fmt: skip
     if batched:
         say(
             f"the load fit and the machinery ({published['timer']} timer) from the published "

@@ -20,7 +20,9 @@ cell}}}, a cell holding the simulated p50_ms, p99_ms, throughput, mean_batch_siz
 over seeds), keeps_up (every seed kept up), keeps_up_seeds, keeps_up_agrees and `error`
 {metric: (simulated − measured) / measured}), `summary` (keeps-up agreement over all
 cells; median and worst relative error over the cells the lab saw keep up, and where) and
-`held_out` (the same over the batched cells, which the calibration never read).
+`held_out` (the same over the batched cells, which the calibration never read). With the
+other full campaigns' results (`section(..., others=…)`), `others` holds each one's own
+`summary` and `held_out`, calibrated from its own results.json (`brief()`).
 """
 
 import argparse
@@ -78,7 +80,8 @@ def simulated_runs(sim, costs: dict, results: dict, seeds: list, cache_dir) -> t
     if cached is not None and len(cached) == len(jobs):
         return cached, True
     runs = [
-        [sim.run(cap, wait, rate, costs, design["window_s"], seed, keeps_up_share=share)
+        [sim.run(cap, wait, rate, costs, design["window_s"], seed, keeps_up_share=share,
+                 speed=sim.seed_speed(costs, seed))
          for seed in seeds]
         for cap, wait, rate in jobs
     ]  # fmt: skip
@@ -184,12 +187,17 @@ def validate(results: dict, seeds: int = DEFAULT_SEEDS, sim=None, cache_dir=None
     }
 
 
+NO_PART_B = "the campaign has no Part B cell to check the simulator against"
+
+
 def section(results: dict, whatifs: Path | None = None, seeds: int = DEFAULT_SEEDS,
-            cache_dir=None) -> dict:  # fmt: skip
-    """results.json's `simulation`: the validation, and the what-ifs of `whatifs`
-    (generator/simulation/whatif.py); or {"skipped": why} when the campaign cannot give it."""
+            cache_dir=None, others: tuple = ()) -> dict:  # fmt: skip
+    """results.json's `simulation`: the validation, the what-ifs of `whatifs`
+    (generator/simulation/whatif.py) and, for each of `others` (the other full campaigns'
+    results), the same validation calibrated from that campaign's own results (`others`);
+    or {"skipped": why} when the campaign cannot give it."""
     if not results.get("part_b"):
-        return {"skipped": "the campaign has no Part B cell to check the simulator against"}
+        return {"skipped": NO_PART_B}
     sim = load_simulator()
     try:
         found = validate(results, seeds, sim, cache_dir)
@@ -197,7 +205,27 @@ def section(results: dict, whatifs: Path | None = None, seeds: int = DEFAULT_SEE
         return {"skipped": str(error)}
     if whatifs is not None:
         found["examples"] = whatif.examples(results, whatifs, sim)
+    if others:
+        found["others"] = {other["campaign"]["name"]: brief(other, seeds, sim, cache_dir)
+                           for other in others}  # fmt: skip
     return found
+
+
+def brief(results: dict, seeds: int, sim, cache_dir) -> dict:
+    """Another campaign's validation, calibrated from its own results.json alone: `summary`,
+    `held_out`, `seeds`, `machinery` and the fitted wake cost (`service_wake_us`, `wake_from`); or
+    {"skipped": why}. Its per-cell table is not published (the page shows the summaries)."""
+    if not results.get("part_b"):
+        return {"skipped": NO_PART_B}
+    try:
+        found = validate(results, seeds, sim, cache_dir)
+    except sim.CalibrationError as error:
+        return {"skipped": str(error)}
+    load = found["calibration"].get("load") or {}
+    kept = {key: found[key] for key in ("seeds", "summary", "held_out")}
+    kept["machinery"] = found["calibration"]["machinery"]
+    kept.update({key: load[key] for key in ("service_wake_us", "wake_from") if key in load})
+    return kept
 
 
 def split(simulation: dict) -> tuple[dict, dict | None]:

@@ -44,7 +44,8 @@ machinery (results.json `machinery`, `machinery()`) says which of two it was.
     until that one sleeps or, at a scheduler tick (`tick_us`), has run its slice (`slice_us`).
   * The work outside the model grows with load (`load_fit()`, `at_load()`): the client's and
     the service's cost per request on straight lines in the arrival rate, fitted on the Part B
-    cells that never batch (none, queue B=1); the batched cells are what checks them.
+    cells that never batch (none, queue B=1); the batched cells are what checks them. Waking
+    from sleep (`service_wake_us`) is fitted on none's own CPU per answer (`wake_fit()`).
 Latency counts from the scheduled arrival. Costs come from `calibrate_results(results)`:
 `calibrate(part_a, saturation, part_c)` (never Part B) and the fit above.
 """
@@ -257,9 +258,10 @@ def load_fit(part_b: dict | None, saturation: dict, base: dict) -> dict:
         core could give): 10⁶ / throughput − that client − the one-row model call;
       * the batcher's machinery per batch: the queue B=1 cells that fell behind in every
         round, the median of their work per answer over none's line at the same rate;
-      * waking from sleep: the open-loop client's line at no load (every request wakes it)
-        over the closed-loop client of the S runs (which hardly sleeps), the same for the
-        service (both block in epoll on the same kernel).
+      * waking from sleep (`wake_fit()`): from the service's own CPU per answer in the none
+        cells, when Part B publishes it; else the open-loop client's line at no load (every
+        request wakes it) over the closed-loop client of the S runs (which hardly sleeps),
+        taken for the service too (both block in epoll on the same kernel).
     None when Part B has no unbatched cell that fell behind (nothing to fit)."""
     settings = (part_b or {}).get("settings") or {}
     clients, none, queue = [], [], []
@@ -285,16 +287,59 @@ def load_fit(part_b: dict | None, saturation: dict, base: dict) -> dict:
         return None
     service = straight_line(none)
     per_batch = [y - (service[0] + service[1] * x) for x, y in queue]
+    woken = wake_fit(settings)
+    if woken is None:
+        woken = {"service_wake_us": round(max(client[0] - base["sources"]["client_us"], 0.0), 3),
+                 "wake_from": "client"}  # fmt: skip
     return {
         "client_line": [round(value, 5) for value in client],
         "outside_line": [round(value, 5) for value in service],
         "batcher_us_per_batch": round(max(median(per_batch), 0.0), 3) if per_batch else 0.0,
-        "service_wake_us": round(max(client[0] - base["sources"]["client_us"], 0.0), 3),
+        **woken,
         "client_at_s_us": round(base["client_send_us"] + base["client_receive_us"], 3),
         "service_at_s_us": round(base["handler_before_us"] + base["answer_us"], 3),
         "client_cells": len(clients),
         "fell_behind_none": [round(x, 3) for x, _ in none],
         "fell_behind_queue": [round(x, 3) for x, _ in queue],
+    }
+
+
+SERVICE_CPU = "service_cpu_us_per_answer"  # a Part B cell's service CPU per answer
+
+
+def wake_fit(settings: dict) -> dict | None:
+    """The service's cost of waking from sleep, from its CPU per answer in the none cells
+    (`service_cpu_us_per_answer`: every µs the service spent in a run, over its answers). In
+    a cell that fell behind in every round the service never slept: the median of those
+    cells is the work of an answer with no wake (a level, not a line in x: where the service
+    never sleeps its work hardly depends on the rate, and a line through a few noisy
+    saturated cells would tilt). A cell that kept up in every round spent d more per answer;
+    the service was asleep a share q = 1 − throughput × its CPU per answer of the time, and
+    a Poisson arrival finds it asleep as often (so q wakes per answer). The wake cost is the
+    least-squares w of d = w·q through those cells: Σ d·q / Σ q². None when no none cell
+    kept up, or none fell behind, with it published."""
+    setting = next((s for s in settings.values() if s.get("max_batch") == 0), None)
+    behind, kept = [], []
+    for key, cell in ((setting or {}).get("rates") or {}).items():
+        if not cell.get("rounds") or cell.get(SERVICE_CPU) is None or not cell.get("throughput"):
+            continue
+        if cell.get("keeps_up_rounds") == 0:
+            behind.append((float(key), float(cell[SERVICE_CPU])))
+        elif cell.get("keeps_up"):
+            kept.append((float(key), float(cell[SERVICE_CPU]), float(cell["throughput"])))
+    if not behind or not kept:
+        return None
+    awake = median([cpu for _, cpu in behind])
+    points = [(x, 1.0 - rate * cpu / 1e6, cpu - awake) for x, cpu, rate in kept]
+    points = [point for point in points if point[1] > 0]  # else the CPU outran the clock
+    if not points:
+        return None
+    wake = sum(q * extra for _, q, extra in points) / sum(q * q for _, q, _ in points)
+    return {
+        "service_wake_us": round(max(wake, 0.0), 3),
+        "wake_from": "service",
+        "awake_us": round(awake, 3),
+        "wake_cells": [[round(x, 3), round(q, 4), round(extra, 3)] for x, q, extra in points],
     }
 
 
@@ -330,7 +375,17 @@ def calibrate_results(results: dict) -> dict:
         costs["load"] = fitted
         costs["batcher_us_per_batch"] = fitted["batcher_us_per_batch"]
         costs["service_wake_us"] = fitted["service_wake_us"]
+    speeds = round_speeds(results.get("part_b"))
+    if speeds is not None:
+        costs["round_speeds"] = speeds
     return costs
+
+
+def seed_speed(costs: dict, seed: int) -> float:
+    """The machine's speed for the validation's seed `seed`, standing for the lab's round of
+    that number (`round_speeds`); 1 without them. The reader's answers run at 1."""
+    speeds = costs.get("round_speeds") or [1.0]
+    return speeds[seed % len(speeds)]
 
 
 LOAD_READ = [
@@ -343,7 +398,17 @@ LOAD_READ = [
     "part_b.settings.*.rates.*.client_cpu_us_per_request",
     "part_b.settings.*.rates.*.keeps_up_rounds",
     "part_b.settings.*.rates.*.throughput",
+    "part_b.settings.*.rates.*.keeps_up",
+    "part_b.settings.*.rates.*.by_round.throughput",
+    f"part_b.settings.*.rates.*.{SERVICE_CPU}",
 ]
+
+
+WAKE_ASSUMED = {  # how the wake cost was fitted (`load_fit`), and what that takes on trust
+    "client": "waking from sleep costs the service what it costs the client",
+    "service": "a request finds the service asleep as often as the service sleeps, and each "
+    "wake from sleep costs the same whatever the load and the setting",
+}
 
 
 def assumed(costs: dict, fitted: dict | None) -> list:
@@ -362,10 +427,11 @@ def assumed(costs: dict, fitted: dict | None) -> list:
     if fitted is None:
         said += [ASSUMED[0], ASSUMED[1], ASSUMED[4]]
     else:
+        waking = WAKE_ASSUMED[fitted["wake_from"]]
         said += [
             "the work outside the model depends on the arrival rate alone, on a straight line "
             "fitted where none fell behind, and is the same for every setting",
-            "waking from sleep costs the service what it costs the client",
+            waking,
         ]
     return said
 
@@ -388,6 +454,47 @@ def at_load(costs: dict, arrival_rate: float) -> dict:
         changed[part] = costs[part] * client_factor
     for part in ("handler_before_us", "answer_us"):
         changed[part] = costs[part] * service_factor
+    return changed
+
+
+def round_speeds(part_b: dict | None) -> list | None:
+    """How fast the machine was in each round of Part B, as a share of its usual speed: in
+    the unbatched cells (none, queue B=1) that fell behind in every round the throughput is
+    what the core could give, so round r's share is the median over those cells of round r's
+    throughput over the cell's median. The lab's rounds ran one after the other, so a slow
+    spell hits a round across cells, and a cell keeps up only when every round did. None
+    without such cells."""
+    shares: dict = {}
+    for setting in ((part_b or {}).get("settings") or {}).values():
+        if setting.get("max_batch", 2) > 1:
+            continue
+        for cell in setting.get("rates", {}).values():
+            rounds = cell.get("rounds") or []
+            throughputs = (cell.get("by_round") or {}).get("throughput") or []
+            if not rounds or cell.get("keeps_up_rounds") != 0 or not cell.get("throughput"):
+                continue
+            for index, throughput in zip(rounds, throughputs, strict=False):
+                if throughput:
+                    shares.setdefault(index, []).append(throughput / cell["throughput"])
+    if not shares:
+        return None
+    return [round(median(shares[index]), 5) for index in sorted(shares)]
+
+
+SPEED_PARTS = ("client_send_us", "client_receive_us", "handler_before_us", "answer_us",
+               "batcher_us_per_batch", "service_wake_us")  # fmt: skip
+
+
+def at_speed(costs: dict, speed: float) -> dict:
+    """The same machine `speed` times as fast: every cost of the core divided by it (S and
+    the load fit, which are shares of the costs at S, unchanged)."""
+    if speed == 1:
+        return costs
+    changed = dict(costs)
+    for part in SPEED_PARTS:
+        if part in costs:
+            changed[part] = costs[part] / speed
+    changed["model_us"] = [value / speed for value in costs["model_us"]]
     return changed
 
 
@@ -861,11 +968,13 @@ def run_metrics(arrivals, served, window_s, drain_s, keeps_up_share=KEEPS_UP_SHA
 
 
 def run(max_batch, max_wait_ms, arrival_rate, costs, window_s=8.0, seed=0, drain_s=60.0,
-        keeps_up_share=KEEPS_UP_SHARE) -> dict:  # fmt: skip
-    """One simulated run: a setting (max_batch 0 = none) at `arrival_rate` requests/s."""
+        keeps_up_share=KEEPS_UP_SHARE, speed=1.0) -> dict:  # fmt: skip
+    """One simulated run: a setting (max_batch 0 = none) at `arrival_rate` requests/s, on
+    the machine `speed` times as fast as the calibrated one (`round_speeds`)."""
     check_run(max_batch, max_wait_ms, arrival_rate, window_s)
     arrivals = poisson_arrivals_us(arrival_rate, window_s, seed)
-    served = serve(arrivals, max_batch, max_wait_ms, at_load(costs, arrival_rate), seed)
+    costs = at_speed(at_load(costs, arrival_rate), speed)
+    served = serve(arrivals, max_batch, max_wait_ms, costs, seed)
     found = run_metrics(arrivals, served, window_s, drain_s, keeps_up_share)
     found["timers"] = served["timers"]
     return found

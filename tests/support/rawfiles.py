@@ -1,6 +1,7 @@
 """Raw run files changed on purpose, for the tests of what reads them."""
 
 import json
+import shutil
 import zipfile
 from pathlib import Path
 
@@ -15,3 +16,15 @@ def rewrite_meta(path: Path, change) -> None:
     change(meta)
     members["meta.json"] = json.dumps(meta, indent=1, sort_keys=True).encode()
     path.write_bytes(codec.zip_members(members))
+
+
+def with_first_part_b_changed(source: Path, where: Path, change) -> tuple[Path, Path]:
+    """A copy of the raw folder `source` at `where` whose first Part B run (by file name) has
+    its meta changed by `change`: (the copy, that run's file)."""
+    shutil.copytree(source, where)
+    (folder,) = [p for p in where.iterdir() if p.is_dir()]
+    for path in sorted((folder / "runs").glob(f"*{codec.SUFFIX}")):
+        if codec.read_run(path)[0]["kind"] == "part_b":
+            rewrite_meta(path, change)
+            return where, path
+    raise ValueError(f"{source}: no Part B run to change")
