@@ -167,6 +167,9 @@ class Profile:
     switchback_window_s: float | None = None  # None: window_s
     minutes_budget: float | None = None  # what `lab run` checks its projection against
     bytes_budget: int = CAMPAIGN_BYTES_BUDGET  # a campaign's folder (data/README.md)
+    # False: Part B and switchback runs keep their send lag as its p99 in meta, not as a
+    # per-request column (format 4, data/README.md): the generator reads nothing else of it.
+    send_lag_column: bool = True
 
     def __post_init__(self):
         if self.quiet_mode not in QUIET_MODES:
@@ -238,6 +241,7 @@ FULL3 = dataclasses.replace(  # the same grid, Part A, bits, S and Part C as FUL
     load_after_overlapped=True,
     minutes_budget=100.0,
     bytes_budget=18 * 1024 * 1024,
+    send_lag_column=False,
 )
 # full3's per-run machinery on a short campaign (what measured its seconds and bytes per run,
 # 2026-12-02): 3 settings × 2 rates × 2 rounds, 2 runs of each switchback pair, Part A and

@@ -28,6 +28,7 @@ from generator.report import figures as report_figures
 from generator.report import intervals as report_intervals
 from generator.report import pictures as report_pictures
 from generator.report import simulation as report_simulation
+from generator.report import switchback as report_switchback
 from generator.report.answers import published_at
 from generator.report.checker import Checker, Disagreement
 from generator.report.explorer import check_explorer
@@ -687,6 +688,11 @@ def run_checks(
         of_kind(data, "part_b"), data["info"], results, check, section("every answer, to the bit")
     )
     report_bench.check(results, bench, check, section("the machinery's benchmarks"))
+    sources.update(
+        report_switchback.check(
+            data, Path(raw) / data["name"], results, check, section("switchback runs, footprint")
+        )
+    )
     check_marks(data, results, check, section("runs that never passed the slow-run rule"))
     sources["client_cpu_us_per_request"] = client_cpu(data)
     report_simulation.check(data, results, check, section("the simulator, checked"), sources)

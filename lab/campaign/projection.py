@@ -21,11 +21,14 @@ kinds their measured mean file. S is the short campaign's unless given.
 """
 
 import argparse
+import io
 import math
 import statistics
 import sys
+import zipfile
 from pathlib import Path
 
+from lab.campaign.executors.part_b import PART_B_LOG8
 from lab.campaign.schedule import build_schedule
 from lab.design import PROFILES, Profile
 from lab.rawformat import codec
@@ -241,6 +244,36 @@ def steps(meta: dict) -> dict:
     return found
 
 
+def column_bytes(folder: Path, window_s: float, send_lag_column: bool, rounds=(0,)) -> dict:
+    """{rate: stored column bytes per scheduled request} of a campaign's Part B runs (first
+    attempts of `rounds`) cut to their first `window_s` seconds of arrivals (their batches cut
+    to the share of requests kept) and stored again by the codec as a profile with or without
+    the send lag column would store them (LZMA members as written; the arrivals are shared)."""
+    found: dict = {}
+    for path in codec.run_files(folder):
+        if "@" in path.name or not path.name.startswith("part_b-"):
+            continue
+        meta, columns = codec.read_run(path)
+        if meta["round"] not in rounds:
+            continue
+        kept = columns.pop("arrival_us") < window_s * 1e6
+        share = kept.mean() if len(kept) else 0.0
+        cut = {}
+        for name, values in columns.items():
+            if name == "send_lag_us" and not send_lag_column:
+                continue
+            cut[name] = (
+                values[kept] if len(values) == len(kept) else values[: round(share * len(values))]
+            )
+        members = {f"{name}.col": codec.encode_column(values, name in PART_B_LOG8)[1]
+                   for name, values in cut.items()}  # fmt: skip
+        stored = zipfile.ZipFile(io.BytesIO(codec.zip_members(members))).infolist()
+        entry = found.setdefault(meta["rate_multiple"], [0, 0])
+        entry[0] += sum(info.compress_size for info in stored)
+        entry[1] += int(kept.sum())
+    return {rate: total / requests for rate, (total, requests) in sorted(found.items())}
+
+
 def measure(folder: Path) -> dict:
     """{kind: {step: [seconds per run]}} and per kind the file sizes, requests and S, from
     every run of a campaign with timelines; `write` is the gap to the next run's start."""
@@ -265,7 +298,21 @@ def main(argv=None) -> int:
     parser.add_argument("--profile", choices=sorted(PROFILES), default="full3")
     parser.add_argument("--saturation", type=float, default=None, help="S, answers/s")
     parser.add_argument("--measure", type=Path, help="a campaign folder with timelines")
+    parser.add_argument(
+        "--column-bytes",
+        type=Path,
+        metavar="CAMPAIGN",
+        help="its Part B runs (round 0) cut to the profile's window and stored "
+        "again as the profile stores them: column bytes per request per rate",
+    )
     args = parser.parse_args(argv)
+    if args.column_bytes:
+        profile = PROFILES[args.profile]
+        for rate, per_request in column_bytes(
+            args.column_bytes, profile.window_s, profile.send_lag_column
+        ).items():
+            print(f"{rate}: {per_request:.3f} bytes per request")
+        return 0
     if args.measure:
         for kind, entry in measure(args.measure).items():
             mean = statistics.mean(entry["bytes"])

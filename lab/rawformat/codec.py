@@ -10,6 +10,10 @@ standard library and numpy. Documented in data/README.md.
 Versions: a run of a kind format 2 already had is written as format 2, exactly as before, so
 any reader of format 2 reads it; format 3 is format 2 plus the kind `switchback` (issue 28),
 and only those runs say 3, so a reader that knows only 2 refuses just what it cannot read.
+Format 4 (2026-12-02, issue 29) is format 3 plus folded columns (lab/rawformat/kinds.py
+FOLDED_COLUMNS): a Part B or switchback run of a profile without the send lag column keeps
+its send lag as `send_lag_us_p99` in meta and has no `send_lag_us` column; only such runs say
+4, every other run is written as before.
 """
 
 import functools
@@ -24,11 +28,13 @@ from pathlib import Path
 import numpy as np
 
 from lab.rawformat.errors import RawFileError
+from lab.rawformat.kinds import FOLDED_COLUMNS
 
 FORMAT = "batching-lab-run/2"
 FORMAT_3 = "batching-lab-run/3"
 FORMAT_3_KINDS = ("switchback",)  # the kinds format 3 added
-READABLE_FORMATS = (FORMAT, FORMAT_3)
+FORMAT_4 = "batching-lab-run/4"  # format 3 plus folded columns (a meta key instead of a column)
+READABLE_FORMATS = (FORMAT, FORMAT_3, FORMAT_4)
 SUFFIX = ".run.zip"
 FIXED_DATE = (1980, 1, 1, 0, 0, 0)  # zip member dates: the same values give the same bytes
 
@@ -123,8 +129,10 @@ def write_shared_column(path: Path, array: np.ndarray) -> str:
     return sha256_bytes(data)
 
 
-def format_of(kind: str | None) -> str:
-    """The format a run of this kind is written in (see the versions above)."""
+def format_of(kind: str | None, meta: dict | None = None) -> str:
+    """The format a run of this kind (with this meta) is written in (see the versions above)."""
+    if meta is not None and any(key in meta for key in FOLDED_COLUMNS.values()):
+        return FORMAT_4
     return FORMAT_3 if kind in FORMAT_3_KINDS else FORMAT
 
 
@@ -140,7 +148,10 @@ def write_run(path, meta: dict, columns=None, shared=None, log8=()) -> None:
     layout, members = {}, {}
     for name in sorted(columns):
         layout[name], members[f"{name}.col"] = encode_column(columns[name], name in log8)
-    body = {"format": format_of(meta.get("kind")), **meta,
+    folded = [name for name, key in FOLDED_COLUMNS.items() if key in meta and name in columns]
+    if folded:  # a folded column is its meta key alone (format 4)
+        raise ValueError(f"columns {folded} are folded into meta: write one or the other")
+    body = {"format": format_of(meta.get("kind"), meta), **meta,
             "columns": sorted(layout) + sorted(shared_refs),
             "column_layout": layout, "shared_columns": shared_refs}  # fmt: skip
     meta_bytes = json.dumps(body, indent=1, sort_keys=True).encode()

@@ -5,7 +5,7 @@ measurement core; the service's batches are added to the client's columns."""
 import numpy as np
 
 from lab.campaign.context import Context, RunFailed, RunResult
-from lab.campaign.executors.common import ServedRun, client_columns, signals
+from lab.campaign.executors.common import ServedRun, client_columns, fold_send_lag, signals
 from lab.load.arrivals import arrival_seed
 from lab.model import expected
 from lab.rawformat.names import rate_key
@@ -67,6 +67,7 @@ def run_part_b(context: Context, run: dict, echo=None) -> RunResult:
         # The service's garbage collector over the run's life (lab/service/gc_watch.py).
         "service_gc": batches.get("gc"),
     }
+    fold_send_lag(context, meta, columns)
     meta["signals"] = signals(meta, columns)
     # Every setting in a round and rate meets the same arrivals: store them once.
     arrivals = f"r{run['round']}-x{rate_key(run['rate_multiple'])}.zip"
