@@ -22,6 +22,12 @@ FAST_HOST_S = 1510.0  # full-20261129's S: a faster host gives more requests, so
 SLOW_HOST_S = 1177.25  # full-20261130's
 
 
+def small_profile():
+    """quick3 with half the bytes its projection at the fast host's S needs."""
+    needed = projection.project(design.QUICK3, FAST_HOST_S)["bytes"]
+    return dataclasses.replace(design.QUICK3, bytes_budget=int(needed / 2))
+
+
 def session_of(profile, tmp_path, over_budget: bool, lines: list) -> runner.Session:
     schedule = build_schedule(profile, seed=1)
     context = Context("c", tmp_path, 1, profile, 1)
@@ -48,7 +54,7 @@ def attempted(monkeypatch):
 
 
 def test_over_budget_at_the_measured_s_it_stops_before_the_runs_sized_by_s(tmp_path, attempted):
-    small = dataclasses.replace(design.QUICK3, bytes_budget=2 * 2**20)
+    small = small_profile()
     lines = []
     with pytest.raises(CampaignError) as stopped:
         runner.run_blocks(session_of(small, tmp_path, False, lines))
@@ -57,16 +63,18 @@ def test_over_budget_at_the_measured_s_it_stops_before_the_runs_sized_by_s(tmp_p
     assert found["bytes"] > small.bytes_budget
     message = str(stopped.value)
     assert f"at the measured S = {FAST_HOST_S:,.0f}/s" in message
-    assert f"{found['bytes'] / 2**20:.1f} MiB, over its profile's budget of 2 MiB" in message
+    budget = f"{small.bytes_budget / 2**20:g} MiB"
+    assert f"{found['bytes'] / 2**20:.1f} MiB, over its profile's budget of {budget}" in message
     assert "nothing is lost" in message and "--over-budget" in message
 
 
 def test_with_over_budget_it_goes_on_and_says_so(tmp_path, attempted):
-    small = dataclasses.replace(design.QUICK3, bytes_budget=2 * 2**20)
+    small = small_profile()
     lines = []
     runner.run_blocks(session_of(small, tmp_path, True, lines))
     assert attempted == [run["kind"] for run in build_schedule(small, seed=1)]
-    assert any("going on over the 2 MiB budget (--over-budget)" in line for line in lines)
+    budget = f"{small.bytes_budget / 2**20:g} MiB"
+    assert any(f"going on over the {budget} budget (--over-budget)" in line for line in lines)
 
 
 def test_within_budget_it_goes_on_and_prints_the_projection_at_the_measured_s(tmp_path, attempted):

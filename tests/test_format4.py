@@ -3,6 +3,8 @@ column keeps its send lag as `send_lag_us_p99` in meta. The writer marks only th
 and refuses a run that holds both; the reader, the generator and the report take the p99
 from meta when the column is absent, and from the column as before when it is there.
 
+The same format lets a run name the keys it shares with campaign.json (`same_as_campaign`).
+
 Run: `.venv/bin/pytest tests/test_format4.py`.
 """
 
@@ -15,6 +17,7 @@ from generator.report import runs as report_runs
 from lab import design
 from lab.campaign.context import Context
 from lab.campaign.executors.common import fold_send_lag, send_lag_p99
+from lab.campaign.runmeta import fold_machine
 from lab.rawformat import codec
 
 REQUESTS = 400
@@ -109,3 +112,25 @@ def test_a_run_without_the_column_and_its_figure_is_refused(tmp_path):
     codec.write_run(path, part_b_meta(), columns)
     with pytest.raises(DataError, match="missing column 'send_lag_us'"):
         read_run(path, "part_b")
+
+
+def test_a_run_names_what_it_shares_with_campaign_json_instead_of_repeating_it(tmp_path):
+    machine = {"cpu_model": "X", "cores": 2, "versions": ("3.11", "1.5")}
+    header = {
+        "fingerprint": {**machine, "versions": ["3.11", "1.5"]},
+        "model": {"sha256": {"m": "a"}},
+    }
+    meta = {"kind": "bits", "fingerprint": machine, "artifacts_sha256": {"m": "a"}}
+    fold_machine(meta, header)  # a tuple in the run is a list in campaign.json: the same
+    assert meta == {"kind": "bits", "same_as_campaign": ["fingerprint", "artifacts_sha256"]}
+    other = {"kind": "bits", "fingerprint": machine, "artifacts_sha256": {"m": "b"}}
+    fold_machine(other, header)  # another model: its own record kept
+    assert other["artifacts_sha256"] == {"m": "b"} and "fingerprint" not in other
+    assert other["same_as_campaign"] == ["fingerprint"]
+    path = tmp_path / "bits.run.zip"
+    codec.write_run(path, meta)
+    assert codec.read_meta(path)["format"] == "batching-lab-run/4"
+    kept = {"kind": "bits", "fingerprint": machine}
+    fold_machine(kept, {})  # nothing to share: the run stays as the first campaigns wrote it
+    assert kept == {"kind": "bits", "fingerprint": machine}
+    assert design.FULL3.machine_per_run is False and design.FULL.machine_per_run is True

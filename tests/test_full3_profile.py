@@ -68,7 +68,9 @@ def test_the_switchback_block_is_counterbalanced(schedule):
         assert [run["run_index"] for run in found] == list(range(40)), pair
         combos = collections.Counter((run["first_arm"], run["swap_routes"]) for run in found)
         assert combos == {(f, s): 10 for f in "ab" for s in (False, True)}, pair
-    assert {(r["window_s"], r["slice_s"], r["rate_multiple"]) for r in runs} == {(8.0, 0.1, 0.5)}
+    assert {(r["window_s"], r["slice_s"], r["rate_multiple"], r["twin_slices"]) for r in runs} == {
+        (5.0, 0.1, 0.5, True)
+    }
     indexes = [run["run_index"] for run in runs]
     assert indexes == sorted(indexes)  # index by index: every pair meets each index's arrivals
     orders = {tuple(r["arm_b"]["name"] for r in runs if r["run_index"] == i) for i in range(40)}
@@ -98,9 +100,13 @@ def test_full3_freezes_its_time_cuts_in_its_description():
     record = found["design"]
     assert record["name"] == "full3" and record["rounds"] == 8 and record["window_s"] == 2.0
     assert record["reruns"] is False and record["probes"] == ("after",)
-    assert record["load_after_overlapped"] is True and record["switchback_window_s"] == 8.0
+    assert record["load_after_overlapped"] is True and record["switchback_window_s"] == 5.0
     assert [pair["name"] for pair in record["switchbacks"]] == [
-        "none vs B=1 W=0", "B=32 W=0 vs B=32 W=1", "none vs none"]  # fmt: skip
+        "none vs B=1 W=0, twin slices", "B=32 W=0 vs B=32 W=1, twin slices",
+        "none vs none, twin slices"]  # fmt: skip
+    # The byte cuts (the 2026-12-02 note on full3): format 4's folds, 6-bit Part B durations.
+    assert record["send_lag_column"] is False and record["machine_per_run"] is False
+    assert record["part_b_request_bits"] == 6
     assert found["rules"]["told_apart"]["rule"] == design.TOLD_APART_RULE
     json.dumps(found)  # campaign.json can hold it
 

@@ -44,7 +44,7 @@ from lab.campaign.folder import (
 )
 from lab.campaign.probe import ProbeError, ProbeWorker
 from lab.campaign.progress import Progress
-from lab.campaign.runmeta import base_meta
+from lab.campaign.runmeta import base_meta, fold_machine
 from lab.campaign.speed import calibrate
 from lab.campaign.timeline import Timeline
 from lab.design import PROFILES
@@ -76,6 +76,8 @@ def execute(context: Context, run: dict, echo, attempt: int = 1) -> None:
     result = EXECUTORS[run["kind"]](context, run, echo)
     context.timeline.mark("measured")
     meta.update(result.meta, attempt=attempt, timeline=context.timeline.as_dict())
+    if not context.profile.machine_per_run and context.header is not None:
+        fold_machine(meta, context.header)
     path = run_path(context.campaign_dir, run["run_id"], attempt)
     codec.write_run(path, meta, result.columns, shared=result.shared, log8=result.log8)
 
@@ -132,7 +134,7 @@ def run_campaign(
         remove_stale_temporaries(folder)
         schedule = load_schedule(folder, profile_name, header["seed"])
         rule = SlowRunRule.of(header)
-        context = Context(name, folder, cpu, profile, header["seed"])
+        context = Context(name, folder, cpu, profile, header["seed"], header=header)
         if probe is not None:  # every campaign with a calibration probes (full3: no re-runs)
             context.probe, context.reference = probe, header["speed_probe"]["reference"]
         done = sum(attempts.attempts_made(folder, run["run_id"]) for run in schedule)
