@@ -6,8 +6,8 @@ must agree value by value; the figures the guesses name, from both.
 Known answers: none's p50 is 1,000 µs in every run and queue B=1's alternates 1,090 and
 1,110 µs, so the Hodges–Lehmann estimate is the middle of the two log-ratios and the
 overhead 1,000 × (√(1.09 × 1.11) − 1) µs; B=32 W=1's server time is 1.3 × W=0's in every run
-(+30% at W=0's 2,000 µs: 600 µs); its unfilled batches wait 1,057 to 1,063 µs, as many each (overshoot 60 µs);
-the A/A's p50 alternates ±1% (the same within ±5%).
+(+30% at W=0's 2,000 µs: 600 µs); its unfilled batches wait 1,057 to 1,063 µs, as many runs
+each (overshoot 60 µs); the A/A's p50 alternates ±1% (the same within ±5%).
 
 Run: `.venv/bin/pytest tests/test_campaign_switchback.py`.
 """
