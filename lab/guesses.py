@@ -284,7 +284,15 @@ GUESSES_20261130 = (
 
 # --- 2026-12-02: guesses for the third full campaign (issue 29, profile full3), written before
 # it ran ----------------------------------------------------------------------------------
-# EVIDENCE_PLACEHOLDER
+# Seen by then: full-20261129 (one-row call 297 µs, S 1,510, the old machinery) and
+# full-20261130 (475 µs, S 1,177, the new machinery, a core about 1.6× slower); the power
+# analysis of the grid (lab/design_notes.py, the 2026-12-02 note on full3); and the second
+# switchback benchmark (data/bench/switchback.json, 2026-12-02 05:59-06:31, 180 runs in twin
+# slices of 0.1 s, 8 s windows, S 684/s on a core about 1.7× slower than full-20261130's,
+# none's p50 4.2 ms): queue B=1's p50 +113 µs [52, 177], told apart; B=32 W=1's server time
+# +686 µs [647, 728] over W=0's 2,185 µs; the W = 1 ms overshoot 75.5 µs [73.5, 77.0]; the A/A
+# p50 the same within ±5% (per-run SD of d 0.050). The third campaign's host may be of either
+# speed, so each absolute range spans both; its switchback windows are 5 s, not 8.
 _DATE_3 = "2026-12-02"
 GUESSES_20261202 = (
     _guess(
