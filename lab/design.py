@@ -229,7 +229,7 @@ QUICK = Profile(
 # named, Part B's per-request durations at 6 significant bits. Budget: 100 minutes and 18 MiB,
 # checked by `lab run`'s projection before it starts and again at the measured S
 # (lab/campaign/projection.py, lab/campaign/runner.py).
-SWITCHBACK_PAIRS = (
+SWITCHBACK_PAIRS = (  # in twin slices (lab/design_notes.py, 2026-12-02)
     Switchback(NONE, QUEUE_B1, twin_slices=True),
     Switchback(Setting("queue", 32, 0.0), Setting("queue", 32, 1.0), twin_slices=True),
     Switchback(NONE, NONE, twin_slices=True),  # A/A

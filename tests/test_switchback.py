@@ -158,7 +158,7 @@ def test_swapped_routes_serve_the_other_arm_and_the_added_work_stays_with_b(
         assert client.get("/arm/b/batches").json()["batches_made"] == 0
     if added_us:  # the added work follows arm B to route a
         extra_us = (statistics.median(ready["a"]) - statistics.median(ready["b"])) * 1000
-        assert 0.8 * added_us <= extra_us <= 2.0 * added_us
+        assert extra_us >= 0.8 * added_us  # CPU time: longer in wall time on a shared core
     unswapped = create_switchback_app(NONE, QUEUE_B1, model=model)
     with TestClient(unswapped) as client:
         assert client.get("/health").json()["routes"] == {"a": "a", "b": "b"}
@@ -220,7 +220,9 @@ def test_the_added_work_lands_in_arm_bs_ready_stage_only(model, expected_scores)
                 assert answer.json()["probability"] == expected_scores[customer]
                 ready[arm].append(parse_server_timing(answer.headers["server-timing"])["ready"])
     extra_us = (statistics.median(ready["b"]) - statistics.median(ready["a"])) * 1000
-    assert 0.8 * added_us <= extra_us <= 2.0 * added_us
+    # The spin is the thread's CPU time, so its wall time can only be longer when the test
+    # shares the core: no upper bound.
+    assert extra_us >= 0.8 * added_us
 
 
 # --- the schedule and the raw format ----------------------------------------------------------

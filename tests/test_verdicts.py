@@ -406,6 +406,45 @@ def test_the_report_recomputes_the_route_effect_and_the_overshoot(tmp_path, caps
         assert named in capsys.readouterr().out
 
 
+def test_twin_slices_pairs_are_marked_and_the_pages_read_the_twin_aa(tmp_path):
+    """A file whose pairs ran in twin slices, with the A/A control also in independent slices
+    beside them (the benchmark from 2026-12-02): the generator and the report both mark every
+    comparison's slices, read the twin A/A as the control and name the independent one."""
+    from generator.report import bench as report_bench
+
+    found = json.loads((BENCH / "switchback.json").read_text())
+    twin = {pair["name"]: f"{pair['name']}, twin slices" for pair in found["pairs"]}
+    aa = next(p for p in found["pairs"] if p["arm_a"] == p["arm_b"] and not p["added_work_us_b"])
+    independent = dict(aa, twin_slices=False)
+    independent_runs = [dict(run) for run in found["runs"] if run["pair"] == aa["name"]]
+    assert independent_runs
+    for pair in found["pairs"]:
+        pair.update(name=twin[pair["name"]], twin_slices=True)
+    for run in found["runs"]:
+        run["pair"] = twin[run["pair"]]
+    found["pairs"].append(independent)
+    found["runs"] += independent_runs
+    shutil.copy(BENCH / found["example"]["file"], tmp_path)
+    (tmp_path / "switchback.json").write_text(json.dumps(found))
+    section = bench_files.section(tmp_path)["switchback"]
+    assert section["aa"] == f"{independent['name']}, twin slices"
+    assert section["aa_independent"] == independent["name"]
+    assert [section["comparisons"][n]["twin_slices"] for n in section["names"]] == (
+        [True] * (len(section["names"]) - 1) + [False]
+    )
+    mine = report_bench.switchback_numbers(found, tmp_path)
+    assert (mine["aa"], mine["aa_independent"]) == (section["aa"], section["aa_independent"])
+    for name in section["names"]:
+        assert (
+            mine["comparisons"][name]["twin_slices"] is section["comparisons"][name]["twin_slices"]
+        )
+    # Only independent A/A runs: no twin one to prefer, and none named beside it.
+    shutil.copy(BENCH / "switchback.json", tmp_path)
+    plain = bench_files.section(tmp_path)["switchback"]
+    assert plain["aa"] == independent["name"] and "aa_independent" not in plain
+    assert not any(c["twin_slices"] for c in plain["comparisons"].values())
+
+
 def test_the_example_runs_slices_alternate_from_its_first_arm(switchback):
     example = switchback["example"]
     meta, columns = codec.read_run(BENCH / example["file"])
