@@ -184,3 +184,18 @@ def test_lab_run_prints_the_projection_before_it_starts(tmp_path, monkeypatch, c
     assert out.startswith("lab run: full3: projected: ")
     assert "min and" in out and "MiB" in out and "part_b 952 runs" in out
     assert not list(tmp_path.iterdir())  # nothing started
+
+
+@pytest.mark.parametrize(("mode", "seconds", "idle", "quiet"), [
+    ("watch", 3.031, 0.9775, True), ("watch", 3.031, 0.90, False), ("watch", 0.2, 0.99, False),
+    (None, 0.5, 0.99, True), (None, 3.0, 0.99, False)])  # fmt: skip
+def test_the_report_judges_a_watched_run_on_its_shares_and_its_own_seconds(
+    mode, seconds, idle, quiet
+):
+    from generator.report.checks import meets_quiet_rule
+
+    rule = description(FULL3, "commit")["rules"]["quiet"]
+    record = {"seconds": seconds, "idle_share": idle, "other_cores_idle_share": 0.88}
+    if mode:
+        record["mode"] = mode
+    assert meets_quiet_rule(record, rule) is quiet

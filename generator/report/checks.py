@@ -60,8 +60,11 @@ def meets_quiet_rule(record: dict, rule: dict) -> bool:
     measurement core idle enough over the rule's seconds, and the other cores too when the
     rule and the record have them."""
     other, other_share = rule["other_core_idle_share"], record.get("other_cores_idle_share")
+    # A check before the run lasts the rule's seconds; one judged on the run's own core watch
+    # (mode "watch") or spanning the service's start ("startup") lasts at least that long.
+    spans = record.get("mode") in ("watch", "startup")
     return (
-        record["seconds"] == rule["seconds"]
+        (record["seconds"] >= rule["seconds"] if spans else record["seconds"] == rule["seconds"])
         and record["idle_share"] >= rule["idle_share"]
         and (other is None or other_share is None or other_share >= other)
     )
