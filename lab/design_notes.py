@@ -237,6 +237,11 @@ were first written, at the end of the design). Never edited; a new note goes at 
 # full-20261130 (service start 0.19, client start 1.01, probe 0.08, 0.48 between runs) and the
 # new steps measured on quick3 (2026-12-02, on a host loaded to 10-17 by other work, where
 # every step took 4-6× its quiet-host time: nothing heavy may run beside the campaign).
+# Checked end to end on a quick3 campaign with these choices (2026-12-02 06:45-07:07, a host
+# loaded by other work, S = 574/s): every run in format 4, the fixed part of a Part B file
+# 2,387 bytes against the projection's 2,398, a switchback run's columns 4.73 bytes per
+# request against 4.73; the build read its switchback runs and footprint and the report
+# recomputed all 2,823 published numbers.
 #
 # Signals kept in every run as flags (FLAG_SIGNALS), never used to pick or drop a run: the
 # probe after's slowness, ready_us's median, the client's CPU per request, others_share.
