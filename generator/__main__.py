@@ -21,8 +21,10 @@ from generator.build import ROOT, SITE, site_sources
 
 # The explorer loads results.json whole on every visit: a full campaign must fit. Raised from
 # 300,000 on 2026-12-01: full-20261130 with its speed probe's counts and the comparison's
-# facts is 302 KB (its tables of attempts and cells are in files of their own).
-RESULTS_BUDGET = 320_000
+# facts is 302 KB (its tables of attempts and cells are in files of their own). Raised to
+# 340,000 on 2026-12-02: the second switchback benchmark publishes six comparisons, each run's
+# d with them (the A/A control in independent slices beside the twin one), 333 KB in all.
+RESULTS_BUDGET = 340_000
 
 
 def parse(argv) -> argparse.Namespace:

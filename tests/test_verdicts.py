@@ -432,6 +432,11 @@ def test_twin_slices_pairs_are_marked_and_the_pages_read_the_twin_aa(tmp_path):
     assert [section["comparisons"][n]["twin_slices"] for n in section["names"]] == (
         [True] * (len(section["names"]) - 1) + [False]
     )
+    # The pages show the twins' names without their suffix and mark the independent one.
+    assert bench_files.comparison_label(section["aa"], section) == independent["name"]
+    assert bench_files.comparison_label(independent["name"], section) == (
+        f"{independent['name']} (independent slices)"
+    )
     mine = report_bench.switchback_numbers(found, tmp_path)
     assert (mine["aa"], mine["aa_independent"]) == (section["aa"], section["aa_independent"])
     for name in section["names"]:
@@ -442,6 +447,7 @@ def test_twin_slices_pairs_are_marked_and_the_pages_read_the_twin_aa(tmp_path):
     shutil.copy(BENCH / "switchback.json", tmp_path)
     plain = bench_files.section(tmp_path)["switchback"]
     assert plain["aa"] == independent["name"] and "aa_independent" not in plain
+    assert [bench_files.comparison_label(n, plain) for n in plain["names"]] == plain["names"]
     assert not any(c["twin_slices"] for c in plain["comparisons"].values())
 
 

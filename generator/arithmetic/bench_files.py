@@ -576,6 +576,20 @@ def switchback(path: Path) -> dict:
     return shown
 
 
+TWIN_SUFFIX = ", twin slices"  # how lab/design.py's Switchback names a pair in twin slices
+
+
+def comparison_label(name: str, switchback: dict) -> str:
+    """A comparison's name as the pages and charts show it: without ", twin slices" (the
+    benchmark's pairs are twins; the pages say so once), and the A/A control that ran in
+    independent slices beside a twin one marked as such."""
+    comparison = switchback["comparisons"][name]
+    label = name.removesuffix(TWIN_SUFFIX) if comparison.get("twin_slices") else name
+    if switchback.get("aa_independent") == name:
+        label += " (independent slices)"
+    return label
+
+
 def aa_names(names: list, comparisons: dict) -> tuple[str | None, str | None]:
     """(the A/A control the pages read: the first in twin slices if any, else the first;
     the A/A control in independent slices run beside a twin one, or None)."""

@@ -14,6 +14,7 @@ drawn lazily like every chart. Drawn only when the build found data/bench/switch
 through `python -m generator build` (generator/build.py adds them to the other charts).
 """
 
+from generator.arithmetic.bench_files import comparison_label
 from generator.charts import axes as chart_axes
 from generator.charts.measured import LINE_HEIGHT, layout, rows_heights, show, spec
 from generator.charts.style import colour
@@ -90,7 +91,8 @@ def interval_rows(switchback: dict) -> list:
     for name in switchback["names"]:
         for key, label, role in STATISTICS:
             if switchback["comparisons"][name]["statistics"][key]["interval"] is not None:
-                rows.append((f"{name}<br>{label}", name, key, label, role))
+                shown = comparison_label(name, switchback)
+                rows.append((f"{shown}<br>{label}", name, key, label, role))
     return rows
 
 

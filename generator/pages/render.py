@@ -18,6 +18,7 @@ from pathlib import Path
 import jinja2
 
 from generator.arithmetic import stats
+from generator.arithmetic.bench_files import comparison_label
 from generator.charts import html as chart_html
 from generator.charts.drawings import all_pictures
 from generator.pages import examples, sources
@@ -82,6 +83,7 @@ FILTERS = {
         "amount_range": amount_range,
         "run_label": run_label,
         "megabytes": megabytes,
+        "comparison_label": comparison_label,
     }.items()
 }
 
