@@ -167,6 +167,15 @@ class Profile:
     switchback_window_s: float | None = None  # None: window_s
     minutes_budget: float | None = None  # what `lab run` checks its projection against
     bytes_budget: int = CAMPAIGN_BYTES_BUDGET  # a campaign's folder (data/README.md)
+    # False: Part B and switchback runs keep their send lag as its p99 in meta, not as a
+    # per-request column (format 4, data/README.md): the generator reads nothing else of it.
+    send_lag_column: bool = True
+    # False: a run whose machine fingerprint and model files' sha256 are campaign.json's names
+    # them in `same_as_campaign` instead of repeating them (format 4, data/README.md).
+    machine_per_run: bool = True
+    # Significant bits Part B's per-request durations keep (latency, ready, queued, model);
+    # fewer than 8: format 4. Per-batch first waits and switchback runs always keep 8.
+    part_b_request_bits: int = 8
 
     def __post_init__(self):
         if self.quiet_mode not in QUIET_MODES:
@@ -214,9 +223,12 @@ QUICK = Profile(
 # (measured: the check overlapped with the service's start costs 0.31 s a run, 5.5 minutes,
 # and in full-20261130 it retried 8 of 753 times and never failed), the load snapshot after
 # a run without its sleep, and the switchback block: none vs queue B=1, B=32 W=0 vs B=32 W=1 and
-# the A/A control none vs none, SWITCHBACK_RUNS runs each, 8 s windows at 0.5 × S, each
-# run's first arm and routes counterbalanced (lab/campaign/schedule.py). Budget: 100 minutes
-# and 18 MiB, checked by `lab run`'s projection before it starts (lab/campaign/projection.py).
+# the A/A control none vs none, SWITCHBACK_RUNS runs each in twin slices of 0.1 s, 5 s windows
+# at 0.5 × S, each run's first arm and routes counterbalanced (lab/campaign/schedule.py).
+# Bytes (the 2026-12-02 note on full3): the send lag folded into its p99, the machine's record
+# named, Part B's per-request durations at 6 significant bits. Budget: 100 minutes and 18 MiB,
+# checked by `lab run`'s projection before it starts and again at the measured S
+# (lab/campaign/projection.py, lab/campaign/runner.py).
 SWITCHBACK_PAIRS = (  # in twin slices (lab/design_notes.py, 2026-12-02)
     Switchback(NONE, QUEUE_B1, twin_slices=True),
     Switchback(Setting("queue", 32, 0.0), Setting("queue", 32, 1.0), twin_slices=True),
@@ -231,13 +243,16 @@ FULL3 = dataclasses.replace(  # the same grid, Part A, bits, S and Part C as FUL
     quiet_seconds=0.5,
     switchbacks=SWITCHBACK_PAIRS,
     switchback_runs=SWITCHBACK_RUNS,
-    switchback_window_s=8.0,
+    switchback_window_s=5.0,
     reruns=False,
     probes=("after",),
     quiet_mode="watch",
     load_after_overlapped=True,
     minutes_budget=100.0,
     bytes_budget=18 * 1024 * 1024,
+    send_lag_column=False,
+    machine_per_run=False,
+    part_b_request_bits=6,
 )
 # full3's per-run machinery on a short campaign (what measured its seconds and bytes per run,
 # 2026-12-02): 3 settings × 2 rates × 2 rounds, 2 runs of each switchback pair, Part A and

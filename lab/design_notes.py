@@ -152,3 +152,96 @@ were first written, at the end of the design). Never edited; a new note goes at 
 # (40 runs) against 0.074 for the independent one beside it (20 runs, interleaved), and 0.016
 # against 0.019 for the server time. So the third campaign's switchback pairs run in twin
 # slices (SWITCHBACK_PAIRS), as the benchmark's did.
+
+# --- 2026-12-02, before the third full campaign: its profile `full3` (issue 29, items 1-2) ----
+# Written after the second switchback benchmark (data/bench/switchback.json, 05:59-06:31, 180
+# runs in twin slices of 0.1 s, S = 684/s) had been read: its numbers are below and in the
+# guesses of this date (lab/guesses.py, GUESSES_20261202, G27-G42).
+#
+# The first two full campaigns keep the profile `full` they ran (their schedules and frozen
+# descriptions are its); the third runs FULL3, a profile of its own, and QUICK3 is FULL3's
+# per-run machinery on a short campaign (3 settings × 2 rates × 2 rounds, 2 runs of each
+# switchback pair, Part A and Part C at full size).
+#
+# The grid: the same 17 SETTINGS × 7 RATE_MULTIPLES, R = 8 paired rounds of 2 s windows. Run
+# noise does not depend on the window (a run's log-SD of p50 at 0.5 × S against its cell:
+# 0.160 / 0.163 / 0.154 / 0.158 for 1 / 2 / 4 / 8 s in full-20261130). The exact Wilcoxon 95%
+# interval can exclude 0 only from 6 pairs (all of one sign); B=32 W=0's p99 cut of none at
+# 0.5 × S is 1.5× (median over rounds) to 1.6-1.7× (mean) at 2 s, and R = 8 resolves a 1.6×
+# cut with 75% power at the pooled model SD (0.41 log) and 99% at this pair's own (0.25);
+# R = 9 gives 81% but costs 6 more minutes. The smallest p50 difference the grid resolves at
+# R = 8 is about ±300 µs: queue B=1's cost (+88 µs in full-20261130) is the switchback
+# block's to resolve, not the grid's.
+#
+# The switchback block (issue 28's machinery): none vs queue B=1, B=32 W=0 vs B=32 W=1 and the
+# A/A control none vs none, SWITCHBACK_RUNS (40) runs each at 0.5 × S, in twin slices of
+# SWITCHBACK_SLICE_S = 0.1 s (the note above: the A/A p50's per-run SD of d 0.075 at 0.1 s
+# against 0.112 at 0.5 s in the pilots; in the benchmark, twin 0.050 against 0.074
+# independent), 5 s windows; run by index after Part B, the pairs shuffled inside each index,
+# each pair's first arm and route swap counterbalanced (over every 4 runs each first arm twice
+# and each route on each arm twice, in a seeded order, lab/campaign/schedule.py). In the
+# benchmark (8 s windows, a core about 1.7× slower than full-20261130's: none's p50 4.2 ms):
+# queue B=1's p50 +113 µs, 95% interval [52, 177], told apart (per-run SD of d 0.045); B=32
+# W=1's server time +686 µs [647, 728] over W=0's 2,185 µs, told apart; the W = 1 ms overshoot
+# 75.5 µs [73.5, 77.0]; the A/A p50 −3 µs [−72, 76], the same within ±5% (SD 0.050), its
+# server time SD 0.016. The window is 5 s, not 8 s, for the bytes (below): if a run's d is
+# slice noise its SD grows by √(8/5) = 1.26, to about 0.063 for the A/A p50, and the 40-run
+# 95% interval's half-width (about 0.32 × the SD) to about 0.020 in log units: 32 µs at a
+# quiet host's p50 of 1.6 ms, 85 µs at today's 4.2 ms, still under queue B=1's cost.
+#
+# The rule: TOLD_APART_RULE (the 2026-12-01 note) with TOLD_APART_DELTA, for the grid's
+# paired rounds and the switchback runs alike; every cost verdict is printed with its
+# interval and the smallest difference the design could resolve. The generator reads a
+# campaign's switchback runs with the benchmark's arithmetic (generator/arithmetic/
+# switchback_runs.py), and names the figures the guesses use: switchback_b1_p50_overhead_us,
+# switchback_w1_server_cost_us, switchback_w1_overshoot_us (each with _low95_us, _high95_us
+# and, for the first two, _told_apart), switchback_aa_p50_same, switchback_aa_p50_sd_d,
+# campaign_wall_minutes and campaign_raw_mib.
+#
+# Time (issue 29: at most 100 minutes). No re-runs (the 2026-12-01 note on evidence): `reruns`
+# False, the slow-run rule judges no kind; one speed probe, after the window (`probes`); the
+# quiet rule judged on each run's own core watch (`quiet_mode` "watch": recorded, never waited
+# for; the check overlapped with the service's start, "startup", was built and measured: it
+# costs max(0.5 s − the service's 0.19 s start, 0) = 0.31 s a run, 5.5 minutes, and in
+# full-20261130 the check before a run retried 8 of 753 times and never failed); the load
+# snapshot after a run spans reading the batches and stopping the service instead of its own
+# 0.5 s sleep. Part A and the bit check start no service and keep a 0.5 s check before.
+#
+# Bytes (at most 18 MiB, so data/ stays under 100 MiB). The projection before these cuts
+# said 19.7 MiB at S = 1,177 and 24.0 at S = 1,510, but it priced a 2 s run's columns at an
+# 8 s run's bytes per request; measured again (`python -m lab.campaign.projection
+# --column-bytes`: full-20261130's round 0 cut to 2 s and stored again by the codec), a 2 s
+# run takes 5.70 bytes per request at 0.5 × S against 5.15 (each column's compressed stream
+# has its own start), so the choices as they stood came to 21.3 MiB at S = 1,177 and 26.0 at
+# S = 1,510. The cuts, in this order (raw format 4, data/README.md):
+# - lossless: a run's per-request send lag is folded into its p99 in meta (send_lag_column
+#   False; the p99 is all the generator and the report read of it, now exact instead of 8
+#   bits; the column was 17-19% of the columns), and a run names the machine fingerprint and
+#   model files' sha256 it shares with campaign.json instead of repeating them
+#   (machine_per_run False, about 0.5 KB a file): 18.0 and 21.9 MiB;
+# - Part B's per-request durations (latency, ready, queued, model) at 6 significant bits
+#   (part_b_request_bits 6: each within 1/64, 1.6%, exact below 64 µs; 19-22% of the columns):
+#   the grid resolves nothing that fine (its smallest resolvable p50 difference is about
+#   ±300 µs, 18% of none's p50; its p99 verdicts are factors; a run's log-SD is 0.155), while
+#   the fine costs are the switchback runs', which keep 8 bits, as do the per-batch first
+#   waits (the W overshoot): 15.7 and 19.0 MiB;
+# - switchback windows of 5 s instead of 8 (above): 14.9 and 18.0 MiB, and 6 minutes less.
+# Projected (`lab run --profile full3 --projection-only`, lab/campaign/projection.py):
+# 83 minutes and 14.9 MiB for 1,088 runs at S = 1,177 (Part B 952 runs 62.8 min 11.0 MiB,
+# switchback 120 runs 13.5 min 1.9 MiB, Part A, bits, S and Part C 6.9 min 1.2 MiB, the
+# calibration 0.1 min, the shared arrivals and the campaign's own files the rest); at
+# S = 1,510, 18.0 MiB (17.995: no margin). A faster host gives more requests and more bytes,
+# so the runner checks again once S is measured: over the budget at the measured S it stops
+# before the first Part B run, every file kept, unless started with
+# --over-budget (lab/campaign/runner.py). Per-run seconds: a quiet host's steps from
+# full-20261130 (service start 0.19, client start 1.01, probe 0.08, 0.48 between runs) and the
+# new steps measured on quick3 (2026-12-02, on a host loaded to 10-17 by other work, where
+# every step took 4-6× its quiet-host time: nothing heavy may run beside the campaign).
+# Checked end to end on a quick3 campaign with these choices (2026-12-02 06:45-07:07, a host
+# loaded by other work, S = 574/s): every run in format 4, the fixed part of a Part B file
+# 2,387 bytes against the projection's 2,398, a switchback run's columns 4.73 bytes per
+# request against 4.73; the build read its switchback runs and footprint and the report
+# recomputed all 2,823 published numbers.
+#
+# Signals kept in every run as flags (FLAG_SIGNALS), never used to pick or drop a run: the
+# probe after's slowness, ready_us's median, the client's CPU per request, others_share.

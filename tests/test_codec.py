@@ -84,3 +84,33 @@ def test_writes_leave_no_temporary_files(tmp_path):
     codec.write_run(tmp_path / "a.run.zip", {"kind": "test"}, {"v": np.arange(10)})
     codec.write_json(tmp_path / "a.json", {"x": 1})
     assert sorted(p.name for p in tmp_path.iterdir()) == ["a.json", "a.run.zip"]
+
+
+@given(hnp.arrays(np.int64, st.integers(0, 2000),
+                  elements=st.integers(-(2**40), 2**40)))  # fmt: skip
+def test_log6_is_exact_below_64_and_within_1_in_64_above(values):
+    decoded = codec.from_log(codec.to_log(values, 6), "<i8", 6)
+    small = np.abs(values) < 64
+    assert np.array_equal(decoded[small], values[small])
+    error = np.abs(decoded - values)[~small] / np.abs(values)[~small]
+    assert (error <= 1 / 64).all()
+    assert np.array_equal(np.sign(decoded), np.sign(values))
+
+
+def test_only_a_column_kept_to_fewer_bits_makes_a_run_format_4(tmp_path):
+    latency = np.arange(1000, 3000, dtype=np.int64)
+    codec.write_run(tmp_path / "a.run.zip", {"kind": "part_b"}, {"latency_us": latency},
+                    log8={"latency_us": 8})  # fmt: skip
+    codec.write_run(tmp_path / "b.run.zip", {"kind": "part_b"}, {"latency_us": latency},
+                    log8={"latency_us": 6})  # fmt: skip
+    assert codec.read_meta(tmp_path / "a.run.zip")["format"] == "batching-lab-run/2"
+    assert codec.read_meta(tmp_path / "b.run.zip")["format"] == "batching-lab-run/4"
+    layout = codec.read_meta(tmp_path / "a.run.zip")["column_layout"]["latency_us"]
+    assert layout["encoding"].startswith("log8-")  # a dict of 8 bits is the old log8 exactly
+    assert (tmp_path / "a.run.zip").read_bytes() == codec_bytes_of_old_call(tmp_path, latency)
+
+
+def codec_bytes_of_old_call(tmp_path, latency) -> bytes:
+    path = tmp_path / "old.run.zip"
+    codec.write_run(path, {"kind": "part_b"}, {"latency_us": latency}, log8=("latency_us",))
+    return path.read_bytes()

@@ -68,7 +68,9 @@ def test_the_switchback_block_is_counterbalanced(schedule):
         assert [run["run_index"] for run in found] == list(range(40)), pair
         combos = collections.Counter((run["first_arm"], run["swap_routes"]) for run in found)
         assert combos == {(f, s): 10 for f in "ab" for s in (False, True)}, pair
-    assert {(r["window_s"], r["slice_s"], r["rate_multiple"]) for r in runs} == {(8.0, 0.1, 0.5)}
+    assert {(r["window_s"], r["slice_s"], r["rate_multiple"], r["twin_slices"]) for r in runs} == {
+        (5.0, 0.1, 0.5, True)
+    }
     indexes = [run["run_index"] for run in runs]
     assert indexes == sorted(indexes)  # index by index: every pair meets each index's arrivals
     orders = {tuple(r["arm_b"]["name"] for r in runs if r["run_index"] == i) for i in range(40)}
@@ -98,10 +100,13 @@ def test_full3_freezes_its_time_cuts_in_its_description():
     record = found["design"]
     assert record["name"] == "full3" and record["rounds"] == 8 and record["window_s"] == 2.0
     assert record["reruns"] is False and record["probes"] == ("after",)
-    assert record["load_after_overlapped"] is True and record["switchback_window_s"] == 8.0
+    assert record["load_after_overlapped"] is True and record["switchback_window_s"] == 5.0
     assert [pair["name"] for pair in record["switchbacks"]] == [
         "none vs B=1 W=0, twin slices", "B=32 W=0 vs B=32 W=1, twin slices",
         "none vs none, twin slices"]  # fmt: skip
+    # The byte cuts (the 2026-12-02 note on full3): format 4's folds, 6-bit Part B durations.
+    assert record["send_lag_column"] is False and record["machine_per_run"] is False
+    assert record["part_b_request_bits"] == 6
     assert found["rules"]["told_apart"]["rule"] == design.TOLD_APART_RULE
     json.dumps(found)  # campaign.json can hold it
 
@@ -179,3 +184,18 @@ def test_lab_run_prints_the_projection_before_it_starts(tmp_path, monkeypatch, c
     assert out.startswith("lab run: full3: projected: ")
     assert "min and" in out and "MiB" in out and "part_b 952 runs" in out
     assert not list(tmp_path.iterdir())  # nothing started
+
+
+@pytest.mark.parametrize(("mode", "seconds", "idle", "quiet"), [
+    ("watch", 3.031, 0.9775, True), ("watch", 3.031, 0.90, False), ("watch", 0.2, 0.99, False),
+    (None, 0.5, 0.99, True), (None, 3.0, 0.99, False)])  # fmt: skip
+def test_the_report_judges_a_watched_run_on_its_shares_and_its_own_seconds(
+    mode, seconds, idle, quiet
+):
+    from generator.report.checks import meets_quiet_rule
+
+    rule = description(FULL3, "commit")["rules"]["quiet"]
+    record = {"seconds": seconds, "idle_share": idle, "other_cores_idle_share": 0.88}
+    if mode:
+        record["mode"] = mode
+    assert meets_quiet_rule(record, rule) is quiet

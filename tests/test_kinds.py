@@ -22,7 +22,8 @@ def test_the_slow_run_kinds_of_a_new_campaign_are_as_before():
 
 
 def test_the_generator_publishes_the_published_kinds():
-    assert results.PUBLISHED_KINDS == ("part_a", "bits", "saturation", "part_b", "part_c")
+    assert results.PUBLISHED_KINDS == ("part_a", "bits", "saturation", "part_b", "part_c",
+                                       "switchback")  # fmt: skip
     assert kinds.published_kinds() == results.PUBLISHED_KINDS
 
 

@@ -87,3 +87,19 @@ def test_the_recipe_reads_every_dtype(tmp_path, dtype):
     codec.write_run(path, {"kind": "test"}, {"values": values})
     _, columns = recipe()["read_run"](path)
     assert columns["values"].dtype == values.dtype and np.array_equal(columns["values"], values)
+
+
+def test_the_recipe_undoes_format_4s_log6_as_the_codec_does(tmp_path):
+    durations = np.array([0, 1, 63, 64, 1_000, 123_456, -7, 10**9], dtype=np.int64)
+    path = tmp_path / "x.run.zip"
+    codec.write_run(path, {"kind": "test"}, {"latency_us": durations}, log8={"latency_us": 6})
+    assert codec.read_meta(path)["column_layout"]["latency_us"]["encoding"].startswith("log6-")
+    _, columns = recipe()["read_run"](path)
+    stored = codec.read_run(path)[1]["latency_us"]
+    assert np.array_equal(columns["latency_us"], stored)
+    assert np.array_equal(stored[np.abs(durations) < 64], durations[np.abs(durations) < 64])
+    error = (
+        np.abs(stored - durations)[np.abs(durations) >= 64]
+        / np.abs(durations)[np.abs(durations) >= 64]
+    )
+    assert (error <= 1 / 64).all() and (error > 0).any()

@@ -287,9 +287,9 @@ def test_a_switchback_run_is_format_3_and_every_older_kind_still_format_2(tmp_pa
 def test_a_format_nobody_wrote_is_refused(tmp_path, monkeypatch):
     path = tmp_path / "x.run.zip"
     with monkeypatch.context() as patched:
-        patched.setattr(codec, "format_of", lambda kind: "batching-lab-run/4")
+        patched.setattr(codec, "format_of", lambda kind, meta=None: "batching-lab-run/5")
         codec.write_run(path, {"kind": "switchback"}, {"v": np.arange(3)})
-    with pytest.raises(codec.RawFileError, match="batching-lab-run/4"):
+    with pytest.raises(codec.RawFileError, match="batching-lab-run/5"):
         codec.read_run(path)
 
 

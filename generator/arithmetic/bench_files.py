@@ -466,6 +466,62 @@ def example_run(found: dict, folder: Path, path: Path) -> dict:
     }
 
 
+def pair_entry(pair: dict, of_pair: list, rule: dict, path: Path) -> dict:
+    """One comparison over its runs (each with `arms` and `_position`, as the benchmark file's
+    runs): its kind, per statistic d per run with the interval verdict, the known effect's
+    recovery, the routes' places and the W overshoot. The campaign's switchback runs are read
+    by the same arithmetic (generator/arithmetic/switchback_runs.py)."""
+    kind = comparison_kind(pair)
+    entry = {
+        "arm_a": pair["arm_a"]["name"],
+        "arm_b": pair["arm_b"]["name"],
+        "added_work_us": float(pair["added_work_us_b"]),
+        "kind": kind,
+        "twin_slices": bool(pair.get("twin_slices", False)),  # absent before 2026-12-02
+        "runs": len(of_pair),
+        "statistics": {
+            short: statistic(of_pair, key, rule["delta"][short], path)
+            for short, key in SWITCHBACK_STATISTICS.items()
+        },
+    }
+    if kind == "added_work":
+        entry["recovery"] = recovery(entry["statistics"], entry["added_work_us"])
+    swapped = swapped_of(of_pair, path)
+    if swapped is not None:
+        entry["swapped_runs"] = sum(swapped)
+        if kind == "aa":
+            entry["route_effect"] = {
+                short: route_effect(found, swapped, rule["delta"][short])
+                for short, found in entry["statistics"].items()
+            }
+    waits = {
+        arm: overshoot(of_pair, arm, float(pair[f"arm_{arm}"]["max_wait_ms"]), path)
+        for arm in ("a", "b")
+        if (pair[f"arm_{arm}"].get("max_wait_ms") or 0) > 0
+    }
+    waits = {arm: found for arm, found in waits.items() if found is not None}
+    if waits:
+        entry["overshoot"] = waits
+    return entry
+
+
+def compare_pairs(pairs: list, runs: list, rule: dict, path: Path) -> tuple[dict, list]:
+    """({pair name: `pair_entry`}, the names in order) of every pair with runs; each run
+    names its pair (`pair`)."""
+    comparisons, names = {}, []
+    for index, pair in enumerate(pairs):
+        where = f"{path} pairs[{index}]"
+        for field in ("name", "arm_a.name", "arm_b.name", "added_work_us_b"):
+            need(pair, field, where)
+        of_pair = [dict(run, _position=position) for position, run in enumerate(runs)
+                   if need(run, "pair", f"{path} runs[{position}]") == pair["name"]]  # fmt: skip
+        if not of_pair:
+            continue
+        comparisons[pair["name"]] = pair_entry(pair, of_pair, rule, path)
+        names.append(pair["name"])
+    return comparisons, names
+
+
 def switchback(path: Path) -> dict:
     """What the pages show of the switchback benchmark (see the module docstring)."""
     found = read_json(path)
@@ -480,48 +536,7 @@ def switchback(path: Path) -> dict:
     runs = need(found, "runs", path)
     if not isinstance(pairs, list) or not pairs or not isinstance(runs, list) or not runs:
         raise DataError(f"{path}: fields 'pairs' and 'runs' must be non-empty lists")
-    comparisons, names = {}, []
-    for index, pair in enumerate(pairs):
-        where = f"{path} pairs[{index}]"
-        for field in ("name", "arm_a.name", "arm_b.name", "added_work_us_b"):
-            need(pair, field, where)
-        of_pair = [dict(run, _position=position) for position, run in enumerate(runs)
-                   if need(run, "pair", f"{path} runs[{position}]") == pair["name"]]  # fmt: skip
-        if not of_pair:
-            continue
-        kind = comparison_kind(pair)
-        entry = {
-            "arm_a": pair["arm_a"]["name"],
-            "arm_b": pair["arm_b"]["name"],
-            "added_work_us": float(pair["added_work_us_b"]),
-            "kind": kind,
-            "twin_slices": bool(pair.get("twin_slices", False)),  # absent before 2026-12-02
-            "runs": len(of_pair),
-            "statistics": {
-                short: statistic(of_pair, key, rule["delta"][short], path)
-                for short, key in SWITCHBACK_STATISTICS.items()
-            },
-        }
-        if kind == "added_work":
-            entry["recovery"] = recovery(entry["statistics"], entry["added_work_us"])
-        swapped = swapped_of(of_pair, path)
-        if swapped is not None:
-            entry["swapped_runs"] = sum(swapped)
-            if kind == "aa":
-                entry["route_effect"] = {
-                    short: route_effect(found, swapped, rule["delta"][short])
-                    for short, found in entry["statistics"].items()
-                }
-        waits = {
-            arm: overshoot(of_pair, arm, float(pair[f"arm_{arm}"]["max_wait_ms"]), path)
-            for arm in ("a", "b")
-            if (pair[f"arm_{arm}"].get("max_wait_ms") or 0) > 0
-        }
-        waits = {arm: found for arm, found in waits.items() if found is not None}
-        if waits:
-            entry["overshoot"] = waits
-        comparisons[pair["name"]] = entry
-        names.append(pair["name"])
+    comparisons, names = compare_pairs(pairs, runs, rule, path)
     loads = [run[key]["loadavg1"] for run in runs for key in ("load_before", "load_after")
              if isinstance(run.get(key), dict) and "loadavg1" in run[key]]  # fmt: skip
     others = [run["others_share"] for run in runs if run.get("others_share") is not None]

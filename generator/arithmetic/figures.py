@@ -633,6 +633,84 @@ def speed_probe_figures(results: dict) -> list:
     ]  # fmt: skip
 
 
+B32_W1 = setting_name("queue", 32, 1)
+
+
+def comparison(results: dict, arm_a: str, arm_b: str) -> dict:
+    """The campaign's switchback comparison of these two arms (results.json `switchback`)."""
+    for entry in get(results, "switchback", "comparisons").values():
+        if (entry["arm_a"], entry["arm_b"]) == (arm_a, arm_b) and entry["kind"] == "comparison":
+            return entry
+    raise Absent(f"no switchback runs of {arm_a} vs {arm_b}")
+
+
+def interval_of(entry: dict, statistic: str) -> dict:
+    return get(entry, "statistics", statistic, "interval")
+
+
+def switchback_figures(results: dict) -> list:
+    """The switchback runs' verdicts (a campaign that has them): queue B=1's p50 overhead
+    over none, B=32 W=1's server time over W=0's and its overshoot, each the Hodges–Lehmann
+    estimate in µs at arm A's level with its 95% interval; whether the A/A control's p50 is
+    the same within ±δ and its per-run SD of d."""
+    get(results, "switchback")
+
+    def b1(r):
+        return interval_of(comparison(r, NONE, QUEUE_B1), "p50")
+
+    def w1(r):
+        return interval_of(comparison(r, B32_W0, B32_W1), "server")
+
+    def overshoot(r):
+        found = get(comparison(r, B32_W0, B32_W1), "overshoot", "b", "interval")
+        return found
+
+    def aa(r):
+        return get(r, "switchback", "comparisons", get(r, "switchback", "aa"), "statistics", "p50")
+
+    rows = []
+    for name, what, of in (
+        ("switchback_b1_p50_overhead", "queue B=1's p50 minus none's in the switchback runs", b1),
+        ("switchback_w1_server_cost", "B=32 W=1's server time minus B=32 W=0's in the "
+         "switchback runs", w1),
+    ):  # fmt: skip
+        rows += [
+            (f"{name}_us", "µs", f"{what} (Hodges–Lehmann, at arm A's level)",
+             lambda r, f=of: known(f(r)["estimate_us"])),
+            (f"{name}_low95_us", "µs", f"{what}: its 95% interval's low end",
+             lambda r, f=of: known(f(r)["low95_us"])),
+            (f"{name}_high95_us", "µs", f"{what}: its 95% interval's high end",
+             lambda r, f=of: known(f(r)["high95_us"])),
+            (f"{name}_told_apart", "yes/no", f"{what}: told apart (the 95% interval excludes 0)",
+             lambda r, f=of: f(r)["verdict"] == "told apart"),
+        ]  # fmt: skip
+    rows += [
+        ("switchback_w1_overshoot_us", "µs", "B=32 W=1's median first wait of unfilled "
+         "batches minus 1 ms in the switchback runs (Hodges–Lehmann over the runs)",
+         lambda r: known(overshoot(r)["estimate_us"])),
+        ("switchback_w1_overshoot_low95_us", "µs", "that overshoot's 95% interval's low end",
+         lambda r: known(overshoot(r)["low95_us"])),
+        ("switchback_w1_overshoot_high95_us", "µs", "that overshoot's 95% interval's high end",
+         lambda r: known(overshoot(r)["high95_us"])),
+        ("switchback_aa_p50_same", "yes/no", "the A/A switchback runs (none vs none): the p50 "
+         "the same within ±δ", lambda r: get(aa(r), "interval", "verdict") == "the same within ±δ"),
+        ("switchback_aa_p50_sd_d", "log", "the A/A switchback runs: per-run SD of the p50's d",
+         lambda r: get(aa(r), "sd_d")),
+    ]  # fmt: skip
+    return rows
+
+
+def footprint_figures(results: dict) -> list:
+    """The campaign's wall time and bytes on disk (a campaign whose runs carry timelines)."""
+    get(results, "footprint")
+    return [
+        ("campaign_wall_minutes", "min", "the campaign's wall time, from its first run's start "
+         "to its last run's end", lambda r: get(r, "footprint", "wall_minutes")),
+        ("campaign_raw_mib", "MiB", "the campaign's raw files on disk (its whole folder)",
+         lambda r: get(r, "footprint", "raw_mib")),
+    ]  # fmt: skip
+
+
 def table(results: dict, quiet: str, busy: str) -> list:
     """Every figure row this campaign can have a go at: (name, unit, what, function)."""
     rows = fixed_figures(quiet)
@@ -644,6 +722,8 @@ def table(results: dict, quiet: str, busy: str) -> list:
         answer_figures,
         lambda r: noise_figures(r, quiet),
         speed_probe_figures,
+        switchback_figures,
+        footprint_figures,
     )
     for family in families:
         try:

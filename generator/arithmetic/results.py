@@ -2,7 +2,8 @@
 
 Reads each run once, summarises it with generator.arithmetic.stats, and assembles the sections
 described in generator/SCHEMA.md: campaign, design, methods, missing, quiet, part_a, bits,
-saturation, part_b, paired, best, waits, part_c, pictures (generator/arithmetic/pictures.py),
+saturation, part_b, paired, best, waits, part_c, switchback and footprint
+(generator/arithmetic/switchback_runs.py), pictures (generator/arithmetic/pictures.py),
 answer_check (generator/arithmetic/answer_check.py), machinery (generator/arithmetic/machinery.py),
 speed_probe, figures, guesses. Of a run the slow-run rule measured again, the attempt it chose is
 the one read (generator/arithmetic/attempts.py). The keeps-up share, the quiet rate, the stage names
@@ -24,6 +25,7 @@ from generator.arithmetic import (
     machinery,
     pictures,
     stats,
+    switchback_runs,
     verdicts,
 )
 from generator.reading.load import Campaign, DataError, need, read_meta, read_run
@@ -245,12 +247,15 @@ def part_b_summary(path, keeps_up_share: float) -> tuple[dict, dict, dict]:
         if columns["status"].size == 0:
             raise DataError(f"{path}: no requests in the run (columns are empty)")
         setting = setting_record(meta, path)
+        # format 4: the send lag's p99 is the run's own figure (read_run checked it is there)
+        lag = None if "send_lag_us" in columns else float(need(meta, "send_lag_us_p99", path))
         metrics = stats.part_b_run(
             columns,
             float(meta["window_s"]),
             setting["batcher"],
             keeps_up_share,
             setting["max_batch"],
+            send_lag_us_p99=lag,
         )
         metrics["arrival_rate"] = float(meta["arrival_rate"])
         client_cpu = client_cpu_of(meta, path)
@@ -508,6 +513,12 @@ def build_results(campaign: Campaign) -> dict:
         "saturation": saturation_section(campaign, quiet),
         "part_b": part_b_section(campaign, design, quiet),
         "part_c": part_c_section(campaign, quiet),
+        "switchback": switchback_runs.section(
+            campaign,
+            list(present_runs(campaign, "switchback")),
+            lambda meta: quiet.append(quiet_record(meta)),
+        ),
+        "footprint": switchback_runs.footprint(campaign.path),
         "other_kinds": other_kinds(campaign, quiet),
         "speed_probe": campaign.speed,
     }

@@ -186,10 +186,16 @@ def latency_percentiles_ms(wait_us) -> dict:
 
 
 def part_b_run(
-    columns: dict, window_s: float, batcher: str, keeps_up_share: float, max_batch: int = 0
+    columns: dict,
+    window_s: float,
+    batcher: str,
+    keeps_up_share: float,
+    max_batch: int = 0,
+    send_lag_us_p99: float | None = None,
 ) -> dict:
     """Every per-run metric of one Part B run (see SCHEMA.md, per-run metrics); the cap B
-    (`max_batch`) tells full batches from the others."""
+    (`max_batch`) tells full batches from the others; `send_lag_us_p99`, the run's own figure
+    for a run without the send lag column (format 4)."""
     status, latency = columns["status"], columns["latency_us"]
     requests = int(status.size)
     answered = int(((status == 200) & (latency >= 0)).sum())
@@ -207,7 +213,9 @@ def part_b_run(
         "throughput": run_throughput,
         "keeps_up": keeps_up(run_throughput, offered, keeps_up_share),
         **latency_percentiles_ms(wait),
-        "send_lag_us_p99": percentile(columns["send_lag_us"], 99),
+        "send_lag_us_p99": (
+            percentile(columns["send_lag_us"], 99) if "send_lag_us" in columns else send_lag_us_p99
+        ),
         "mean_batch_size": float(scored.mean()) if scored.size else None,
         "ready_us_p50": p50_of_answered(columns["ready_us"], status),
         "queued_us_p50": p50_of_answered(columns["queued_us"], status),

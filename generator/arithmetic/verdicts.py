@@ -69,6 +69,9 @@ def past_top_rate(value: float, guess: dict, top_rate: float | None) -> bool:
 RESTS_ON = {
     "b32_w0_p99_cut_at_": ("b32_w0_p99_told_apart_at_", 1.0),
     "queue_b1_p50_overhead_us_at_": ("queue_b1_p50_overhead_told_apart", 0.0),
+    # the switchback runs' differences, told apart by their interval over the runs
+    "switchback_b1_p50_overhead_us": ("switchback_b1_p50_overhead_told_apart", 0.0),
+    "switchback_w1_server_cost_us": ("switchback_w1_server_cost_told_apart", 0.0),
 }
 
 

@@ -15,7 +15,7 @@ from pathlib import Path
 from generator.reading.description import Description, DescriptionError, read_description
 from generator.reading.description import field as description_field
 from lab.rawformat import codec
-from lab.rawformat.kinds import KINDS
+from lab.rawformat.kinds import FOLDED_COLUMNS, KINDS
 
 CAMPAIGN_FIELDS = ("campaign", "profile", "design")
 
@@ -218,8 +218,15 @@ def read_run(path: Path, kind: str | None = None) -> tuple[dict, dict]:
     for name in known.meta if known else ():
         need(meta, name, path)
     for group in known.columns if known else ():
-        check_columns(path, columns, group)
+        check_columns(path, columns, unfolded(group, meta, columns))
     return meta, columns
+
+
+def unfolded(group: tuple, meta: dict, columns: dict) -> tuple:
+    """The group's columns a run must hold: without those a format-4 run keeps as one figure
+    in its meta instead (lab/rawformat/kinds.py FOLDED_COLUMNS)."""
+    return tuple(name for name in group
+                 if name in columns or FOLDED_COLUMNS.get(name) not in meta)  # fmt: skip
 
 
 def check_columns(path: Path, columns: dict, group: tuple) -> None:

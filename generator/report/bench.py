@@ -624,11 +624,13 @@ def example_numbers(found: dict, folder: Path) -> dict:
     }
 
 
-def switchback_numbers(found: dict, folder: Path) -> dict:
-    rule = found["rule"]
+def pairs_numbers(pairs: list, all_runs: list, rule: dict) -> tuple[dict, list]:
+    """({pair name: its numbers}, names in order) of every pair with runs (each run naming
+    its `pair`, with `arms` and `swap_routes` as the benchmark file's); the campaign's
+    switchback runs are checked by the same (generator/report/switchback.py)."""
     comparisons, names = {}, []
-    for pair in found["pairs"]:
-        runs = [run for run in found["runs"] if run["pair"] == pair["name"]]
+    for pair in pairs:
+        runs = [run for run in all_runs if run["pair"] == pair["name"]]
         if not runs:
             continue
         same = pair["arm_a"]["name"] == pair["arm_b"]["name"]
@@ -663,6 +665,25 @@ def switchback_numbers(found: dict, folder: Path) -> dict:
             entry["overshoot"] = waits
         comparisons[pair["name"]] = entry
         names.append(pair["name"])
+    return comparisons, names
+
+
+def aa_of(names: list, comparisons: dict) -> dict:
+    """{"aa": the A/A control the pages read, "aa_independent": the one in independent slices
+    beside a twin one}, each when there is one."""
+    found = {}
+    aa = [name for name in names if comparisons[name]["kind"] == "aa"]
+    twins = [name for name in aa if comparisons[name]["twin_slices"]]
+    if aa:  # the pages read the twin-slices control when there is one
+        found["aa"] = (twins or aa)[0]
+    if twins and len(twins) < len(aa):
+        found["aa_independent"] = next(n for n in aa if not comparisons[n]["twin_slices"])
+    return found
+
+
+def switchback_numbers(found: dict, folder: Path) -> dict:
+    rule = found["rule"]
+    comparisons, names = pairs_numbers(found["pairs"], found["runs"], rule)
     runs = found["runs"]
     loads = [run[key]["loadavg1"] for run in runs for key in ("load_before", "load_after")
              if isinstance(run.get(key), dict) and "loadavg1" in run[key]]  # fmt: skip
@@ -698,12 +719,7 @@ def switchback_numbers(found: dict, folder: Path) -> dict:
         mine["saturation_loops"] = measured["loops_throughput"]
         if found["saturation_S"] != statistics.median(measured["loops_throughput"]):
             raise Disagreement("bench/switchback: saturation_S is not the median of its loops")
-    aa = [name for name in names if comparisons[name]["kind"] == "aa"]
-    twins = [name for name in aa if comparisons[name]["twin_slices"]]
-    if aa:  # the pages read the twin-slices control when there is one
-        mine["aa"] = (twins or aa)[0]
-    if twins and len(twins) < len(aa):
-        mine["aa_independent"] = next(n for n in aa if not comparisons[n]["twin_slices"])
+    mine.update(aa_of(names, comparisons))
     if found.get("example") is not None:
         mine["example"] = example_numbers(found, folder)
     return mine

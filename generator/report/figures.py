@@ -270,6 +270,45 @@ def speed_probe(figures: dict, speed: dict) -> None:
     )
 
 
+B32_W1 = setting_name("queue", 32, 1)
+
+
+def switchback(figures: dict, found: dict | None) -> None:
+    """The switchback verdicts, read from the report's own recomputation of the section."""
+    if not found:
+        return
+    by_arms = {(e["arm_a"], e["arm_b"]): e for e in found["comparisons"].values()
+               if e["kind"] == "comparison"}  # fmt: skip
+    for name, arms, statistic in (
+        ("switchback_b1_p50_overhead", (NONE, QUEUE_B1), "p50"),
+        ("switchback_w1_server_cost", (B32_W0, B32_W1), "server"),
+    ):
+        interval = (
+            (by_arms.get(arms) or {}).get("statistics", {}).get(statistic, {}).get("interval")
+        )
+        if interval:
+            figures[f"{name}_us"] = interval["estimate_us"]
+            figures[f"{name}_low95_us"] = interval["low95_us"]
+            figures[f"{name}_high95_us"] = interval["high95_us"]
+            figures[f"{name}_told_apart"] = interval["verdict"] == "told apart"
+    over = ((by_arms.get((B32_W0, B32_W1)) or {}).get("overshoot") or {}).get("b") or {}
+    if over.get("interval"):
+        figures["switchback_w1_overshoot_us"] = over["interval"]["estimate_us"]
+        figures["switchback_w1_overshoot_low95_us"] = over["interval"]["low95_us"]
+        figures["switchback_w1_overshoot_high95_us"] = over["interval"]["high95_us"]
+    if "aa" in found:
+        p50 = found["comparisons"][found["aa"]]["statistics"]["p50"]
+        if p50["interval"]:
+            figures["switchback_aa_p50_same"] = p50["interval"]["verdict"] == "the same within ±δ"
+        figures["switchback_aa_p50_sd_d"] = p50["sd_d"]
+
+
+def footprint(figures: dict, found: dict | None) -> None:
+    if found:
+        figures["campaign_wall_minutes"] = found["wall_minutes"]
+        figures["campaign_raw_mib"] = found["raw_mib"]
+
+
 def compute(sources: dict) -> dict:
     """{figure name: value} of every figure the raw data gives (absent ones left out)."""
     figures = {"missing_runs": sources["missing"], "quiet_runs": sources["quiet_runs"]}
@@ -300,6 +339,8 @@ def compute(sources: dict) -> dict:
     answers_checked(figures, sources.get("answers"))
     noise(figures, sources, cells, quiet)
     speed_probe(figures, sources.get("speed"))
+    switchback(figures, sources.get("switchback"))
+    footprint(figures, sources.get("footprint"))
     return {k: v for k, v in figures.items() if v is not None}
 
 
@@ -333,6 +374,8 @@ def holds(value, guess: dict) -> bool:
 DIFFERENCES = (
     ("b32_w0_p99_cut_at_", "b32_w0_p99_told_apart_at_{at}", 1.0),
     ("queue_b1_p50_overhead_us_at_", "queue_b1_p50_overhead_told_apart", 0.0),
+    ("switchback_b1_p50_overhead_us", "switchback_b1_p50_overhead_told_apart", 0.0),
+    ("switchback_w1_server_cost_us", "switchback_w1_server_cost_told_apart", 0.0),
 )
 
 

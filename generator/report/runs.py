@@ -41,6 +41,13 @@ def rank_percentile(values, q: int) -> float:
     return rank_percentiles(values, (q,))[0]
 
 
+def send_lag_p99(meta: dict, columns: dict) -> float:
+    """From the per-request column; a run without it (format 4) recorded only this figure."""
+    if "send_lag_us" in columns:
+        return rank_percentile(columns["send_lag_us"].tolist(), 99)
+    return float(meta["send_lag_us_p99"])
+
+
 def part_b_metrics(meta: dict, columns: dict, keep_share: float) -> dict:
     status = columns["status"].astype(np.int64)
     latency = columns["latency_us"].astype(np.int64)
@@ -62,7 +69,7 @@ def part_b_metrics(meta: dict, columns: dict, keep_share: float) -> dict:
         "p90_ms": p90 / 1e3,
         "p99_ms": p99 / 1e3,
         "max_ms": float(waits.max()) / 1e3,
-        "send_lag_us_p99": rank_percentile(columns["send_lag_us"].tolist(), 99),
+        "send_lag_us_p99": send_lag_p99(meta, columns),
     }
     out["non_200"] = n - done - out["never_answered"]
     client_cpu = (meta.get("client") or {}).get("client_cpu_us_per_request")

@@ -16,6 +16,7 @@ class Context:
     profile: Profile
     seed: int
     saturation_s: float | None = None  # S, answers per second, once measured
+    header: dict | None = None  # the campaign's campaign.json
     launcher: object = None  # lab.service.launcher.Launcher, when the runner uses one
     # The speed probe (lab/campaign/probe.py ProbeWorker, or a test's stand-in slow host with
     # the same measure(run_id, attempt, moment)), None when the runner has none; the
@@ -33,9 +34,10 @@ class RunFailed(Exception):
 @dataclass
 class RunResult:
     """What an executor hands the runner for the raw file: metadata, and the columns (none
-    for the bit check); `shared` and `log8` as codec.write_run takes them."""
+    for the bit check); `shared` and `log8` (names, or {name: significant bits}) as
+    codec.write_run takes them."""
 
     meta: dict
     columns: dict | None = None
     shared: dict | None = None  # column name -> shared zip (Part B's arrivals)
-    log8: tuple = ()
+    log8: tuple | dict = ()

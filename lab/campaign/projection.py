@@ -21,11 +21,14 @@ kinds their measured mean file. S is the short campaign's unless given.
 """
 
 import argparse
+import io
 import math
 import statistics
 import sys
+import zipfile
 from pathlib import Path
 
+from lab.campaign.executors.part_b import part_b_bits
 from lab.campaign.schedule import build_schedule
 from lab.design import PROFILES, Profile
 from lab.rawformat import codec
@@ -54,20 +57,70 @@ MEASURED = {
     "part_a_s_per_call": 23.4 / 2000,  # full-20261130: a Part A run between its probes
     "part_c_s_per_record": 36.3 / 10_000,  # the mean of its 5 runs between their probes
     "bits_s": 51.4,
-    # Bytes: per file the meta and zip (quick3: Part B 2,870, switchback 3,150), and the
-    # per-request columns per rate as full-20261130 stored them (its 8 s runs; the 2 s runs of
-    # quick-20261130 took about 10% less per request), the arrivals 1.7 bytes per request
-    # and 300 per file; the other kinds full-20261130's mean files.
-    "fixed_bytes": {"part_b": 2870, "switchback": 3150},
+    # Bytes (measured 2026-12-02, after the byte cuts of issue 29). Per Part B or switchback
+    # file, the fixed part (meta, zip headers, the columns' members; service_gc added, quick3
+    # predates it), keyed (send_lag_column, machine_per_run): quick3's files as written, and
+    # stored again with the send lag folded and the machine's record named (/work/notes/c3.md).
+    "fixed_bytes": {
+        (True, True): {"part_b": 2928, "switchback": 3217},
+        (False, False): {"part_b": 2398, "switchback": 2684},
+    },
+    # The columns' stored bytes per scheduled request per rate, keyed (window_s,
+    # send_lag_column, significant bits of the per-request durations): `--column-bytes`
+    # (column_bytes below) on full-20261130's round 0, cut to the window and stored again by
+    # the codec; its 8 s runs with the column are what that campaign stored (5.147 bytes at
+    # 0.5 × S). A 2 s run takes more per request than an 8 s one (each column's compressed
+    # stream has its own start); the send lag column was 17-19% of the columns; 6 bits save
+    # another 19-22%.
     "column_bytes_per_request": {
-        0.5: 5.147,
-        0.8: 4.981,
-        1.0: 4.769,
-        1.25: 4.607,
-        1.6: 4.391,
-        2.0: 3.931,
-        2.5: 2.702,
+        (2.0, True, 8): {
+            0.5: 5.704,
+            0.8: 5.4,
+            1.0: 5.132,
+            1.25: 5.011,
+            1.6: 4.769,
+            2.0: 4.332,
+            2.5: 3.512,
+        },
+        (2.0, False, 8): {
+            0.5: 4.725,
+            0.8: 4.477,
+            1.0: 4.255,
+            1.25: 4.146,
+            1.6: 3.96,
+            2.0: 3.572,
+            2.5: 2.887,
+        },
+        (2.0, False, 6): {
+            0.5: 3.832,
+            0.8: 3.617,
+            1.0: 3.435,
+            1.25: 3.337,
+            1.6: 3.185,
+            2.0: 2.847,
+            2.5: 2.245,
+        },
+        (8.0, True, 8): {
+            0.5: 5.148,
+            0.8: 5.0,
+            1.0: 4.732,
+            1.25: 4.592,
+            1.6: 4.426,
+            2.0: 3.792,
+            2.5: 2.716,
+        },
+        (8.0, False, 8): {
+            0.5: 4.242,
+            0.8: 4.126,
+            1.0: 3.906,
+            1.25: 3.812,
+            1.6: 3.678,
+            2.0: 3.158,
+            2.5: 2.338,
+        },
     },  # fmt: skip
+    # The shared arrivals 1.7 bytes per request and 300 per file; the other kinds
+    # full-20261130's mean files.
     "arrivals_bytes": (300, 1.7),
     "bytes": {"part_a": 48_830, "bits": 1_200, "saturation": 22_015, "part_c": 190_077},
     "campaign_files_bytes": 300_000,  # campaign.json (~14 KB) and full3's schedule.json (270 KB)
@@ -121,12 +174,23 @@ def requests(run: dict, saturation: float) -> float:
     return run["rate_multiple"] * saturation * run["window_s"]
 
 
-def run_bytes(run: dict, saturation: float, m: dict) -> float:
+def nearest(table: dict, value: float):
+    return table[min(table, key=lambda key: abs(key - value))]
+
+
+def run_bytes(run: dict, saturation: float, m: dict, profile: Profile) -> float:
+    """A run's file: for Part B and switchback runs the fixed part as the profile stores it
+    (with or without the send lag column and the machine's record) plus the columns' bytes
+    per request at the nearest measured window (the shorter on a tie) and rate, as the
+    profile stores them; the other kinds their mean file."""
     kind = run["kind"]
     if kind in ("part_b", "switchback"):
-        table = m["column_bytes_per_request"]  # the nearest measured rate's
-        per_request = table[min(table, key=lambda rate: abs(rate - run["rate_multiple"]))]
-        return m["fixed_bytes"][kind] + per_request * requests(run, saturation)
+        stored = (profile.send_lag_column, profile.machine_per_run)
+        bits = profile.part_b_request_bits if kind == "part_b" else 8
+        windows = {w: t for (w, lag, b), t in sorted(m["column_bytes_per_request"].items())
+                   if (lag, b) == (profile.send_lag_column, bits)}  # fmt: skip
+        per_request = nearest(nearest(windows, run["window_s"]), run["rate_multiple"])
+        return m["fixed_bytes"][stored][kind] + per_request * requests(run, saturation)
     return m["bytes"][kind]
 
 
@@ -154,7 +218,7 @@ def project(profile: Profile, saturation: float | None = None, m: dict | None = 
         entry = by_kind.setdefault(run["kind"], {"runs": 0, "seconds": 0.0, "bytes": 0.0})
         entry["runs"] += 1
         entry["seconds"] += overhead_s(run["kind"], profile, m) + timed_s(run, profile, m)
-        entry["bytes"] += run_bytes(run, saturation, m)
+        entry["bytes"] += run_bytes(run, saturation, m, profile)
     calibration_s = profile.probe_calibration * (profile.quiet_seconds + m["probe_s"])
     seconds = sum(entry["seconds"] for entry in by_kind.values()) + calibration_s
     total_bytes = sum(e["bytes"] for e in by_kind.values()) + arrivals_bytes(
@@ -241,6 +305,39 @@ def steps(meta: dict) -> dict:
     return found
 
 
+def column_bytes(
+    folder: Path, window_s: float, send_lag_column: bool, request_bits: int = 8, rounds=(0,)
+) -> dict:
+    """{rate: stored column bytes per scheduled request} of a campaign's Part B runs (first
+    attempts of `rounds`) cut to their first `window_s` seconds of arrivals (their batches cut
+    to the share of requests kept) and stored again by the codec as a profile stores them:
+    with or without the send lag column, the per-request durations at `request_bits`
+    significant bits (LZMA members as written; the arrivals are shared)."""
+    bits = part_b_bits(request_bits)
+    found: dict = {}
+    for path in codec.run_files(folder):
+        if "@" in path.name or not path.name.startswith("part_b-"):
+            continue
+        meta, columns = codec.read_run(path)
+        if meta["round"] not in rounds:
+            continue
+        kept = columns.pop("arrival_us") < window_s * 1e6
+        share = kept.mean() if len(kept) else 0.0
+        cut = {}
+        for name, values in columns.items():
+            if name == "send_lag_us" and not send_lag_column:
+                continue
+            whole = len(values) == len(kept)
+            cut[name] = values[kept] if whole else values[: round(share * len(values))]
+        members = {f"{name}.col": codec.encode_column(values, bits.get(name, 0))[1]
+                   for name, values in cut.items()}  # fmt: skip
+        stored = zipfile.ZipFile(io.BytesIO(codec.zip_members(members))).infolist()
+        entry = found.setdefault(meta["rate_multiple"], [0, 0])
+        entry[0] += sum(info.compress_size for info in stored)
+        entry[1] += int(kept.sum())
+    return {rate: total / requests for rate, (total, requests) in sorted(found.items())}
+
+
 def measure(folder: Path) -> dict:
     """{kind: {step: [seconds per run]}} and per kind the file sizes, requests and S, from
     every run of a campaign with timelines; `write` is the gap to the next run's start."""
@@ -265,7 +362,22 @@ def main(argv=None) -> int:
     parser.add_argument("--profile", choices=sorted(PROFILES), default="full3")
     parser.add_argument("--saturation", type=float, default=None, help="S, answers/s")
     parser.add_argument("--measure", type=Path, help="a campaign folder with timelines")
+    parser.add_argument(
+        "--column-bytes",
+        type=Path,
+        metavar="CAMPAIGN",
+        help="its Part B runs (round 0) cut to the profile's window and stored "
+        "again as the profile stores them: column bytes per request per rate",
+    )
     args = parser.parse_args(argv)
+    if args.column_bytes:
+        profile = PROFILES[args.profile]
+        for rate, per_request in column_bytes(
+            args.column_bytes, profile.window_s, profile.send_lag_column,
+            profile.part_b_request_bits,
+        ).items():  # fmt: skip
+            print(f"{rate}: {per_request:.3f} bytes per request")
+        return 0
     if args.measure:
         for kind, entry in measure(args.measure).items():
             mean = statistics.mean(entry["bytes"])

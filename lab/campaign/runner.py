@@ -7,7 +7,10 @@ The schedule is built up front from a seed and saved. A new campaign starts with
 probe's calibration (its reference speed goes into campaign.json); then block by block (the
 Part A runs, the bit check, the S runs, each Part B round, the switchback runs, the Part C
 runs) every run's first attempt, then, at the end of the block, the attempts the slow-run
-rule asks for (lab/campaign/attempts.py; every attempt is its own file). Run it again and it
+rule asks for (lab/campaign/attempts.py; every attempt is its own file). Once S is measured,
+before the first run whose size depends on it (Part B, switchback), the projection is made
+again at the measured S: over the profile's bytes budget, the runner stops there (every file
+kept) unless `--over-budget` says to go on. Run it again and it
 carries on from the files on disk. Every raw file is written atomically, so killing the
 runner at any moment (even with SIGKILL) leaves no partial file and every attempt exactly
 once. A failed run is recorded in failures.json and the campaign goes on; too many failures
@@ -41,7 +44,7 @@ from lab.campaign.folder import (
 )
 from lab.campaign.probe import ProbeError, ProbeWorker
 from lab.campaign.progress import Progress
-from lab.campaign.runmeta import base_meta
+from lab.campaign.runmeta import base_meta, fold_machine
 from lab.campaign.speed import calibrate
 from lab.campaign.timeline import Timeline
 from lab.design import PROFILES
@@ -73,6 +76,8 @@ def execute(context: Context, run: dict, echo, attempt: int = 1) -> None:
     result = EXECUTORS[run["kind"]](context, run, echo)
     context.timeline.mark("measured")
     meta.update(result.meta, attempt=attempt, timeline=context.timeline.as_dict())
+    if not context.profile.machine_per_run and context.header is not None:
+        fold_machine(meta, context.header)
     path = run_path(context.campaign_dir, run["run_id"], attempt)
     codec.write_run(path, meta, result.columns, shared=result.shared, log8=result.log8)
 
@@ -100,6 +105,8 @@ class Session:
     failures_in_row: int = 0
     failed: list = field(default_factory=list)
     last_run_id: str | None = None
+    over_budget: bool = False  # go on when the projection at the measured S is over budget
+    budget_checked: bool = False
 
 
 def run_campaign(
@@ -110,9 +117,10 @@ def run_campaign(
     max_failures_in_row: int = 5,
     echo=print,
     probe_factory=ProbeWorker,
+    over_budget: bool = False,
 ) -> dict:
     """Run (or carry on) a campaign. `probe_factory(cpu)` makes the speed probe; tests pass
-    a stand-in slow host."""
+    a stand-in slow host. `over_budget`: go on past the bytes check at the measured S."""
     folder = campaign_dir(name)
     runner_cores = pin_runner_away_from(cpu)
     profile = PROFILES[profile_name]
@@ -126,13 +134,15 @@ def run_campaign(
         remove_stale_temporaries(folder)
         schedule = load_schedule(folder, profile_name, header["seed"])
         rule = SlowRunRule.of(header)
-        context = Context(name, folder, cpu, profile, header["seed"])
+        context = Context(name, folder, cpu, profile, header["seed"], header=header)
         if probe is not None:  # every campaign with a calibration probes (full3: no re-runs)
             context.probe, context.reference = probe, header["speed_probe"]["reference"]
         done = sum(attempts.attempts_made(folder, run["run_id"]) for run in schedule)
         reruns = attempts.reruns_made(folder, schedule)
         progress = Progress(len(schedule) + reruns, done, echo)
-        session = Session(context, schedule, rule, progress, max_failures_in_row)
+        session = Session(
+            context, schedule, rule, progress, max_failures_in_row, over_budget=over_budget
+        )
         with start_launcher(runner_cores, progress) as context.launcher:
             run_blocks(session)
     progress.finish()
@@ -173,11 +183,46 @@ def block_name(run: dict) -> str:
     return f"part_b-r{run['round']}" if run["kind"] == "part_b" else run["kind"]
 
 
+SIZED_BY_S = ("part_b", "switchback")  # the kinds whose files grow with S (rate × S × window)
+
+
+def check_bytes_at_measured_s(session: Session, block: list[dict]) -> None:
+    """Before the first block of runs sized by S that still has runs to do: the projection
+    at the measured S against the profile's bytes budget; over it, CampaignError (the runs
+    so far are kept, nothing is lost) unless the session may go on over budget."""
+    context = session.context
+    if session.budget_checked or block[0]["kind"] not in SIZED_BY_S:
+        return
+    if all(run_path(context.campaign_dir, run["run_id"]).exists() for run in block):
+        return
+    saturation = attempts.saturation_from_runs(context.campaign_dir, session.schedule, session.rule)
+    if saturation is None:
+        return  # the S runs failed: the runs sized by S fail on their own, recorded
+    session.budget_checked = True
+    found = projection.project(context.profile, saturation)
+    line = f"at the measured S = {saturation:,.0f}/s: {projection.describe(found)}"
+    if found["bytes"] <= found["bytes_budget"]:
+        session.progress.note(line)
+        return
+    budget, mib = found["bytes_budget"] / 2**20, found["bytes"] / 2**20
+    if session.over_budget:
+        session.progress.note(f"{line}\n  going on over the {budget:g} MiB budget (--over-budget)")
+        return
+    raise CampaignError(
+        f"stopped before the runs sized by S: at the measured S = {saturation:,.0f}/s the "
+        f"campaign is projected at {mib:.1f} MiB, over its profile's budget of {budget:g} MiB "
+        f"({context.profile.name}). Every run so far is kept; nothing is lost. Run the same "
+        "command with --over-budget to go on anyway, or start a campaign of a profile that "
+        "fits"
+    )
+
+
 def run_blocks(session: Session) -> None:
     """Block by block: every first attempt still to do, then the block's re-runs."""
     folder = session.context.campaign_dir
     for _, block in groupby(session.schedule, key=block_name):
         block = list(block)
+        check_bytes_at_measured_s(session, block)
         for run in block:
             if not run_path(folder, run["run_id"]).exists():
                 run_attempt(session, run, 1)
@@ -273,6 +318,12 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
         help="print the profile's projected wall time and bytes, and start nothing",
     )
     parser.add_argument(
+        "--over-budget",
+        action="store_true",
+        help="go on when, once S is measured, the projection at that S is over the profile's "
+        "bytes budget (without it the runner stops there, every run kept)",
+    )
+    parser.add_argument(
         "--max-failures-in-row",
         type=int,
         default=5,
@@ -289,7 +340,12 @@ def main(args) -> int:
         return 0
     artifacts.folder()  # clear message if `lab data` has not run
     summary = run_campaign(
-        args.campaign, args.profile, args.cpu, args.seed, args.max_failures_in_row
+        args.campaign,
+        args.profile,
+        args.cpu,
+        args.seed,
+        args.max_failures_in_row,
+        over_budget=args.over_budget,
     )
     if summary["missing"]:
         print(

@@ -2,7 +2,7 @@
 results.json publishes it, and whether the slow-run rule judges it.
 
     KINDS["part_b"].columns -> (("arrival_us", …), ("batches_size", …))
-    published_kinds() -> ("part_a", "bits", "saturation", "part_b", "part_c")
+    published_kinds() -> ("part_a", "bits", "saturation", "part_b", "part_c", "switchback")
 
 The lab keys on it (lab/campaign/runner.py: one executor per kind, checked against KINDS;
 lab/design.py: SLOW_RUN_KINDS, the kinds a new campaign's slow-run rule judges), and so does
@@ -45,6 +45,10 @@ PART_B_REQUESTS = (
     "queued_us",
     "model_us",
 )
+# Format 4 (lab/rawformat/codec.py, from the third full campaign's profile on): a per-request
+# column a Part B or switchback run may carry only as the one figure the generator reads of
+# it, in its meta (column -> meta key); a run that does lacks the column.
+FOLDED_COLUMNS = {"send_lag_us": "send_lag_us_p99"}
 PART_C_BREAKDOWN_STAGES = ("ready", "queued", "parse", "validate", "lookup", "model", "serialize")
 
 # In the order a campaign schedules them.
@@ -125,9 +129,26 @@ ALL = (
         published=True,
         slow_run_judged=True,
     ),
-    # issue 28: two settings in one service; not published yet, not re-run (lab/design.py's
-    # 2026-12-01 note); its runs are read by the machinery's benchmark (data/bench/).
-    RunKind("switchback"),
+    # issue 28: two settings in one service; not re-run (lab/design.py's 2026-12-01 note);
+    # published from the third full campaign's profile on (results.json `switchback`).
+    RunKind(
+        "switchback",
+        meta=(
+            "run_index",
+            "rate_multiple",
+            "window_s",
+            "slice_s",
+            "first_arm",
+            "added_work_us_b",
+            "arm_a.name",
+            "arm_b.name",
+        ),
+        columns=(
+            PART_B_REQUESTS + ("arm",),
+            ("batches_arm", "batches_size", "batches_first_wait_us"),
+        ),
+        published=True,
+    ),
 )
 KINDS = {kind.name: kind for kind in ALL}
 

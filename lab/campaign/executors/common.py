@@ -165,6 +165,20 @@ class ServedRun:
                 "core_watch": self.found, **self.probes}  # fmt: skip
 
 
+def send_lag_p99(lag_us) -> int | None:
+    """The nearest-rank 99th percentile of the per-request send lag (µs, −1 for a request
+    never sent), as the generator takes it from the column, but exact (not kept to 8 bits)."""
+    ordered = np.sort(np.asarray(lag_us, dtype=np.int64))
+    return int(ordered[(99 * len(ordered) + 99) // 100 - 1]) if len(ordered) else None
+
+
+def fold_send_lag(context: Context, meta: dict, columns: dict) -> None:
+    """A profile without the send lag column (Profile.send_lag_column False, format 4) keeps
+    only its p99 in meta: the one figure the generator reads of it."""
+    if not context.profile.send_lag_column:
+        meta["send_lag_us_p99"] = send_lag_p99(columns.pop("send_lag_us"))
+
+
 def signals(meta: dict, columns: dict | None = None) -> dict:
     """What a run's own seconds say about the host, kept as flags (lab/design.py
     FLAG_SIGNALS; never used to pick a run): the probe after's slowness, the median of

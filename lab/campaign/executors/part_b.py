@@ -5,7 +5,7 @@ measurement core; the service's batches are added to the client's columns."""
 import numpy as np
 
 from lab.campaign.context import Context, RunFailed, RunResult
-from lab.campaign.executors.common import ServedRun, client_columns, signals
+from lab.campaign.executors.common import ServedRun, client_columns, fold_send_lag, signals
 from lab.load.arrivals import arrival_seed
 from lab.model import expected
 from lab.rawformat.names import rate_key
@@ -15,6 +15,14 @@ from lab.servicespec import ServiceSpec, Setting
 # within 0.4% above), so that a full campaign of ~10 million requests stays under 40 MiB.
 PART_B_LOG8 = ("latency_us", "send_lag_us", "ready_us", "queued_us", "model_us",
                "batches_first_wait_us")  # fmt: skip
+PER_BATCH = ("batches_first_wait_us",)
+
+
+def part_b_bits(request_bits: int) -> dict:
+    """{column: significant bits kept}: the per-request durations at the profile's
+    `part_b_request_bits` (full3: 6, within 1.6%: the grid resolves nothing that fine; its fine
+    costs are the switchback runs', which keep 8), the per-batch first waits at 8."""
+    return {name: 8 if name in PER_BATCH else request_bits for name in PART_B_LOG8}
 
 
 def run_part_b(context: Context, run: dict, echo=None) -> RunResult:
@@ -67,8 +75,9 @@ def run_part_b(context: Context, run: dict, echo=None) -> RunResult:
         # The service's garbage collector over the run's life (lab/service/gc_watch.py).
         "service_gc": batches.get("gc"),
     }
+    fold_send_lag(context, meta, columns)
     meta["signals"] = signals(meta, columns)
     # Every setting in a round and rate meets the same arrivals: store them once.
     arrivals = f"r{run['round']}-x{rate_key(run['rate_multiple'])}.zip"
     shared = {"arrival_us": context.campaign_dir / "arrivals" / arrivals}
-    return RunResult(meta, columns, shared, PART_B_LOG8)
+    return RunResult(meta, columns, shared, part_b_bits(context.profile.part_b_request_bits))

@@ -8,7 +8,7 @@ keeps each request's arm and both arms' batches. Columns and meta: data/README.m
 import numpy as np
 
 from lab.campaign.context import Context, RunFailed, RunResult
-from lab.campaign.executors.common import ServedRun, client_columns, signals
+from lab.campaign.executors.common import ServedRun, client_columns, fold_send_lag, signals
 from lab.campaign.executors.part_b import PART_B_LOG8
 from lab.load.arrivals import switchback_seed
 from lab.model import expected
@@ -86,6 +86,7 @@ def run_switchback(context: Context, run: dict, echo=None) -> RunResult:
         "seed": seed,
         "client": client_meta["stats"],
     }
+    fold_send_lag(context, meta, columns)
     meta["signals"] = signals(meta, columns)
     # The pairs of one index meet the same arrivals: store them once.
     twin = "-twin" if twin_slices else ""
