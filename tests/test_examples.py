@@ -64,7 +64,7 @@ def shown_examples(markdown: str) -> list[dict]:
 
 
 RUN_LINK = re.compile(
-    r'\A\n*<p class="explorer-run"><a href="(?P<href>[^"]+)" target="_self" data-explorer-run>'
+    r'\n*<p class="explorer-run"><a href="(?P<href>[^"]+)" target="_self" data-explorer-run>'
     r"Run this in the explorer</a></p>"
 )
 
