@@ -156,3 +156,12 @@ def run_label(run_id: str) -> str:
     if setting == "B=1 W=0":
         setting = "queue B=1"
     return f"Part B round {int(found['round']) + 1}, {setting} at {rate(found['rate'])}"
+
+
+def run_number(run_id: str) -> int:
+    """The number a reader counts a run by, from 1: a Part A, S or Part C run's own number
+    ("part_c-4" is run 5), a Part B run's round ("part_b-r4-x1-none" is round 5)."""
+    found = RUN_ID.match(run_id)
+    if not found:
+        raise ValueError(f"{run_id!r} is not a run id of this lab (part_a-N, part_b-rN-x…, …)")
+    return int(found["run"] if found["kind"] else found["round"]) + 1

@@ -10,6 +10,10 @@ then a text block titled "the explorer prints" (`m.explorer_example` in _macros.
     the worker's set-up), prints exactly what the page shows: on the site's pages rendered
     from the committed fixture (fast), and on the built site (the full campaign);
   * in the browser, each example typed into the explorer prints what its page shows;
+  * under each example on any page but the explorer's, a "Run this in the explorer" link:
+    the explorer's permalink with the example's own code in it; opened in the browser (the
+    first by a click, as a reader navigates), the explorer shows that code, runs it and prints
+    what the page shows;
   * the call the limits page once showed, simulate(32, 2, 1.25, …) without `results`,
     answers with the order of the arguments instead of AttributeError ('int' object has no
     attribute 'get'), and so do the reader's other functions.
@@ -19,6 +23,7 @@ import json
 import re
 import shutil
 from pathlib import Path
+from urllib.parse import parse_qs, urlsplit
 
 import pytest
 
@@ -56,6 +61,31 @@ def shown_examples(markdown: str) -> list[dict]:
         found.append({"file": match["file"], "code": undent(match["code"]),
                       "text": undent(match["text"])})  # fmt: skip
     return found
+
+
+RUN_LINK = re.compile(
+    r'\n*<p class="explorer-run"><a href="(?P<href>[^"]+)" target="_self" data-explorer-run>'
+    r"Run this in the explorer</a></p>"
+)
+
+
+def run_links(markdown: str) -> list[str | None]:
+    """The "Run this in the explorer" link right under each example a page shows (None: no
+    link there)."""
+    found = []
+    for match in EXAMPLE.finditer(markdown):
+        link = RUN_LINK.match(markdown, match.end())
+        found.append(link["href"] if link else None)
+    return found
+
+
+def linked_code(href: str, page: str) -> str:
+    """The code a link's permalink carries, after checking it leads to the explorer page from
+    `page` (a directory URL: limits.md is served at limits/)."""
+    parts = urlsplit(href)
+    depth = page.count("/") + (0 if page.endswith("index.md") else 1)
+    assert parts.path == "../" * depth + "explorer/", (page, href)
+    return parse_qs(parts.fragment)["run"][0]
 
 
 def every_example(pages: dict) -> dict:
@@ -128,6 +158,32 @@ def test_each_example_on_a_page_prints_the_same_in_the_box(fixture_site):
             assert printed == example["text"], f"{page} {file}"
     finally:
         box.close()
+
+
+def test_each_example_off_the_explorer_page_links_to_the_explorer_with_its_code(fixture_site):
+    pages, _ = fixture_site
+    linked = 0
+    for page, markdown in pages.items():
+        for example, href in zip(shown_examples(markdown), run_links(markdown), strict=True):
+            if page == "explorer.md":  # the explorer page's own examples: already in its box
+                assert href is None, (page, example["file"])
+                continue
+            assert href, f"{page} {example['file']}: no link to run it in the explorer"
+            assert linked_code(href, page) == example["code"], (page, example["file"])
+            linked += 1
+    assert linked >= 1
+
+
+def test_the_link_check_catches_a_link_to_other_code_or_another_page(fixture_site):
+    pages, _ = fixture_site
+    example, href = shown_examples(pages["limits.md"])[0], run_links(pages["limits.md"])[0]
+    assert linked_code(href, "limits.md") == example["code"]
+    with pytest.raises(AssertionError):
+        linked_code(href, "index.md")  # from the home page the explorer is explorer/
+    assert linked_code(href.replace("simulate", "lookup", 1), "limits.md") != example["code"]
+    assert run_links(pages["limits.md"].replace("Run this in the explorer", "Run it")) == [
+        None
+    ] * len(shown_examples(pages["limits.md"]))
 
 
 def test_a_call_without_results_says_what_goes_first(fixture_site):
@@ -224,5 +280,57 @@ def test_each_example_typed_into_the_explorer_prints_what_its_page_shows(site, b
                 )
                 seen += 1
         assert seen == len(list(EXAMPLES.glob("*.py")))
+    finally:
+        context.close()
+
+
+# Each link under an example as the page shows it: the code and answer blocks just above it.
+LINKED_EXAMPLES = """() => [...document.querySelectorAll('a[data-explorer-run]')].map((a) => {
+  const answer = a.closest('p').previousElementSibling;
+  const code = answer.previousElementSibling;
+  return {href: a.href, title: code.querySelector('.filename')?.textContent || '',
+          code: code.querySelector('code').textContent,
+          printed: answer.querySelector('code').textContent,
+          answerTitle: answer.querySelector('.filename')?.textContent || ''};
+})"""
+DONE = """() => ['done', 'error', 'stopped'].includes(
+  document.querySelector('[data-role=output]')?.dataset.state)"""
+
+
+def test_each_examples_link_opens_the_explorer_and_prints_what_its_page_shows(site, browser):
+    """In Chromium: the reader follows each "Run this in the explorer" link; the explorer
+    shows the example's code and prints, unasked, the answer the page shows under it."""
+    site_dir, base = site
+    context = site_tools.new_context(browser, "desktop")
+    try:
+        pages = [p.parent.name for p in sorted(site_dir.glob("*/index.html"))]
+        followed = 0
+        for name in pages:
+            page = context.new_page()
+            page.goto(base + name + "/", wait_until="load")
+            linked = page.evaluate(LINKED_EXAMPLES)
+            if name == "explorer":
+                assert linked == [], "the explorer page links its own examples to itself"
+            for index, example in enumerate(linked):
+                assert example["title"].startswith("site_src/examples/"), (name, example)
+                assert example["answerTitle"] == "the explorer prints", (name, example)
+                if index == 0:  # as a reader does: a click, Material's instant navigation
+                    page.click("a[data-explorer-run] >> nth=0")
+                    page.wait_for_url(re.compile(r"/explorer/#run="))
+                else:
+                    page.goto(example["href"], wait_until="load")
+                page.wait_for_function(DONE)
+                shown = page.input_value('[data-role="code"]')
+                printed = page.text_content('[data-role="output"]')
+                assert page.get_attribute('[data-role="output"]', "data-state") == "done", printed
+                assert shown == example["code"].rstrip("\n"), (name, example["title"])
+                # a code block on a page cannot end in a blank line: printed text may
+                assert printed.rstrip("\n") == example["printed"].rstrip("\n"), (
+                    f"{name} {example['title']}"
+                )
+                followed += 1
+                page.goto(base + name + "/", wait_until="load")
+            page.close()
+        assert followed >= 1
     finally:
         context.close()

@@ -4,7 +4,12 @@ A listing with line numbers must not wrap: a wrapped line pushes every number be
 its line. It scrolls sideways beside its numbers instead, and one that scrolls is a tab stop
 (Material takes the keyboard's way in away on touch screens; site_src/js/tables.js gives it
 back). A table header never splits a word: the code in a header (`/predict`) stays on one line.
+The explorer's own tables are text in its answer box, which wraps a line longer than the box:
+its round-by-round table (each unit under its name) fits a phone's box, so no line of it,
+header or row, is wrapped, and no header word is split.
 """
+
+import json
 
 import pytest
 
@@ -91,3 +96,51 @@ def test_a_long_listing_scrolls_sideways_on_a_phone(served_site, phone):
         assert any(listing["scrolls"] for listing in seen["listings"]), seen["listings"]
     finally:
         page.close()
+
+
+# Each line of the explorer's answer from the round-by-round table's title down to its
+# verdicts: its text and how many screen lines it takes (a Range over the line's characters).
+ANSWER_LINES = """() => {
+  const out = document.querySelector('[data-role=output]');
+  const node = out.firstChild;
+  const text = node.textContent;
+  const lines = [];
+  let start = 0;
+  for (const line of text.split('\\n')) {
+    const range = document.createRange();
+    range.setStart(node, start);
+    range.setEnd(node, start + line.length);
+    const tops = new Set([...range.getClientRects()].filter((r) => r.width > 0)
+      .map((r) => Math.round(r.top)));
+    lines.push({text: line, rows: tops.size});
+    start += line.length + 1;
+  }
+  const probe = document.createElement('span');
+  probe.textContent = 'x'.repeat(100);
+  out.append(probe);
+  const perChar = probe.getBoundingClientRect().width / 100;
+  probe.remove();
+  return {lines, fits: Math.floor(out.clientWidth / perChar) - 2};
+}"""
+
+
+def test_the_explorers_round_by_round_table_keeps_its_lines_on_a_phone(site, phone):
+    site_dir, base = site
+    results = json.loads((site_dir / "assets" / "data" / "results.json").read_text())
+    top = results["design"]["rate_multiples"][-1]
+    page = phone.new_page()
+    try:
+        page.goto(f"{base}explorer/#run=lookup(results, b=32, w=0, rate={top})", wait_until="load")
+        page.click('[data-role="run"]')  # on a phone Python waits for the reader's Run
+        page.wait_for_function(
+            "() => document.querySelector('[data-role=output]').dataset.state === 'done'"
+        )
+        seen = page.evaluate(ANSWER_LINES)
+    finally:
+        page.close()
+    texts = [line["text"] for line in seen["lines"]]
+    first = next(i for i, text in enumerate(texts) if "round by round" in text) + 1
+    table = seen["lines"][first : first + results["design"]["rounds"] + 3]  # names, units, median
+    wrapped = [line for line in table if line["rows"] != 1]
+    assert not wrapped, f"lines of the table wrap in a box of {seen['fits']} characters: {wrapped}"
+    assert table[0]["text"].split() == ["round", "p50", "p99", "throughput"], table[0]

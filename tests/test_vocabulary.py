@@ -17,6 +17,7 @@
 """
 
 import copy
+import json
 import re
 from pathlib import Path
 
@@ -315,9 +316,61 @@ def test_each_machinery_number_says_which_measurement_it_is(built_pages):
 
 def test_the_guesses_page_sets_the_first_guesses_beside_the_second(built_pages):
     text = built_pages["guesses.md"]
-    assert "## Both sets of guesses, and the original lesson's" in text
+    assert "## Our two sets of guesses" in text
     for ident in (f"G{n}" for n in range(1, 27)):  # the first campaign's and this one's
         assert f"| {ident}: **" in text, ident
+
+
+def tally_rows(markdown: str) -> dict:
+    """{row label: its cells} of the guesses page's tally table."""
+    section = markdown.split("## The tally, beside the original lesson's", 1)[1].split("\n## ")[0]
+    rows = [line.strip("|").split("|") for line in section.splitlines() if line.startswith("|")]
+    return {cells[0].strip(): [c.strip() for c in cells[1:]] for cells in rows[2:]}
+
+
+def tally_faults(markdown: str, campaigns: list) -> list[str]:
+    """What the tally gets wrong: the original lesson's column from the reference box, each
+    campaign's counted from its guesses, and the plain word that the original's own guesses
+    are not available."""
+    box = json.loads((ROOT / "site_src" / "reference_box.json").read_text())["guesses"]
+    rows, faults = tally_rows(markdown), []
+    prose_text = prose(markdown).replace("**", "")
+    if "its individual guesses and their verdicts are not available to this lab" not in prose_text:
+        faults.append("the page does not say the original's guesses are not available")
+    expected = {"guesses written": [f"{box['guesses']} ({box['statements']} statements)"],
+                "right": [str(box["right"])], "wrong": [str(box["wrong"])],
+                "each guess with its verdict": ["not published"]}  # fmt: skip
+    if box["statements"] == box["right"] + box["wrong"]:
+        expected["not resolved"] = ["none"]
+    for guesses in campaigns:
+        expected["guesses written"].append(str(len(guesses)))
+        for verdict in ("right", "wrong", "not resolved"):
+            if verdict in expected:
+                expected[verdict].append(str(sum(g["verdict"] == verdict for g in guesses)))
+        expected["each guess with its verdict"].append(
+            f"yes ({guesses[0]['id']}–{guesses[-1]['id']}, above)"
+        )
+    faults += [f"{label}: {rows.get(label)} is not {cells}" for label, cells in expected.items()
+               if rows.get(label) != cells]  # fmt: skip
+    return faults
+
+
+def test_the_guesses_page_sets_the_original_tally_beside_ours(built_pages, shared_builds):
+    data = shared_builds.docs / "assets" / "data"
+    results = json.loads((data / "results.json").read_text())
+    first = json.loads((data / "comparison.json").read_text())["against"][-1]["guesses"]
+    assert tally_faults(built_pages["guesses.md"], [first, results["guesses"]]) == []
+    # the first set is this lab's own, said so where the original's would be expected
+    text = prose(built_pages["guesses.md"]).replace("**", "")
+    assert f"This lab's {first[0]['id']}–{first[-1]['id']} above are its own first set" in text
+
+
+def test_the_tally_is_on_the_page_without_a_second_campaign(fixture_pages):
+    results = fixture_results()
+    assert "comparison" not in results
+    assert tally_faults(fixture_pages["guesses.md"], [results["guesses"]]) == []
+    broken = fixture_pages["guesses.md"].replace("| right | 11 |", "| right | 13 |")
+    assert tally_faults(broken, [results["guesses"]]), "a wrong count must be caught"
 
 
 def test_the_campaigns_page_says_which_numbers_to_trust(built_pages, shared_builds):
@@ -328,3 +381,20 @@ def test_the_campaigns_page_says_which_numbers_to_trust(built_pages, shared_buil
         assert part in text, part
     changed = len(re.findall(r'"before":"(?:not resolved|told apart[^"]*)"', spell))
     assert (f"{changed} of " in text) if changed else ("no verdict changed" in text)
+
+
+def test_which_numbers_to_trust_is_a_short_list_on_the_campaigns_page(built_pages, shared_builds):
+    """Not a dense paragraph (on a phone a screen of prose): each point an item of a list, each
+    verdict the slow spell changed an item of its own."""
+    section = built_pages["campaigns.md"].split("## Which numbers to trust", 1)[1].split("\n## ")[0]
+    spell = json.loads((shared_builds.docs / "assets/data" / slow_spell.TABLE).read_text())
+    items = re.findall(r"^- \*\*(.+?)\*\*", section, re.M)
+    assert items[:3] == ["The rule.", "The noise.", "The host's speed."], items
+    nested = re.findall(r"^    - (.+)$", section, re.M)
+    assert len(nested) == len(spell["paired_changed"]) + len(spell["keeps_up_changed"]), nested
+    for change in spell["paired_changed"]:
+        assert any(f"{change['rate']} × S: {change['before']} → {change['after']}" in line
+                   for line in nested), change  # fmt: skip
+    blocks = [b for b in re.split(r"\n(?=- |    - )|\n\n", section) if b.strip()]
+    longest = max(len(prose(block).split()) for block in blocks)
+    assert longest <= 60, f"a block of {longest} words"

@@ -15,6 +15,7 @@ Run through `python -m generator build`.
 from generator.charts import axes as chart_axes
 from generator.charts import style as chart_style
 from generator.charts.style import FONT_SIZE
+from generator.wording import run_label
 from lab.rawformat.names import NONE, slug
 
 KEPT, NOT_KEPT, NEVER = "circle", "x-thin-open", "triangle-up-open"
@@ -34,8 +35,10 @@ def show(value, unit: str) -> str:
 
 
 def rounds_text(cell: dict, metric: str, unit: str) -> str:
+    """Each round's value, the rounds numbered as a reader counts them, from 1 (the results
+    number them from 0)."""
     values = cell["by_round"].get(metric, [])
-    pairs = (f"r{r}: {show(v, unit)}" for r, v in zip(cell["rounds"], values, strict=False))
+    pairs = (f"r{r + 1}: {show(v, unit)}" for r, v in zip(cell["rounds"], values, strict=False))
     return "rounds " + ", ".join(pairs)
 
 
@@ -695,7 +698,7 @@ def probe_weather(results: dict) -> dict:
 
     def label(index: int) -> str:
         run_id, attempt = table["run_id"][index], table["attempt"][index]
-        text = run_id if attempt == 1 else f"{run_id}, attempt {attempt}"
+        text = run_label(run_id) + ("" if attempt == 1 else f", attempt {attempt}")
         return text + (" (the rule does not re-run it)" if index in unjudged else "")
 
     def points(name: str, role: str, indexes: list, values: list, size: int = 6) -> dict:

@@ -4,9 +4,10 @@ Jinja2 with StrictUndefined: a template naming a value the results do not have f
 build with the template's path, line and the missing name. Other files under the pages
 folder are copied as they are, except other `.j2` files (macros and includes the
 templates import), which are not pages. The filters (ms, us, pct, times, num, rate, yesno,
-article, than, amount_range, run_label: generator/wording.py; from_json, slug) and the context
+article, than, amount_range, run_label, run_number: generator/wording.py; from_json, slug)
+and the context
 (results, fig, cell, names, setting_name, ref, pictures, code_region, explorer_example,
-python_download) are documented in generator/SCHEMA.md. `ref("a.b")` quotes a fact of the
+python_download, page) are documented in generator/SCHEMA.md. `ref("a.b")` quotes a fact of the
 original lesson's box (site_src/reference_box.json); an unknown one fails the build naming it.
 Run through `python -m generator build`.
 """
@@ -32,6 +33,7 @@ from generator.wording import (
     quoted,
     rate,
     run_label,
+    run_number,
     than,
     times,
     us,
@@ -82,6 +84,7 @@ FILTERS = {
         "than": than,
         "amount_range": amount_range,
         "run_label": run_label,
+        "run_number": run_number,
         "megabytes": megabytes,
         "comparison_label": comparison_label,
     }.items()
@@ -264,7 +267,7 @@ def page_outputs(
         relative = path.relative_to(pages_dir).as_posix()
         if relative.endswith(TEMPLATE_SUFFIX):
             target = relative[: -len(".j2")]
-            outputs[target] = render(env, relative, values).encode()
+            outputs[target] = render(env, relative, {**values, "page": target}).encode()
         elif relative.endswith(".j2"):
             continue  # a macro or include file the templates import: not a page
         else:

@@ -284,6 +284,12 @@ def cell_lines(results, name: str, key: str) -> str:
     return text
 
 
+def run_number(run_id: str) -> int:
+    """A run as a reader counts it, from 1: the lab's ids count from 0 ("part_c-4" is run 5;
+    generator/wording.py run_number is the site's own, which this box cannot import)."""
+    return int(run_id.rsplit("-", 1)[1]) + 1
+
+
 def never_passed_text(which: str) -> str:
     """Runs the slow-run rule measured again and again: kept, but on a slowed host."""
     return (
@@ -311,8 +317,10 @@ def paired_lines(results, name: str, baseline: str, key: str) -> str:
         first, second = shown_name(results, name), shown_name(results, baseline)
         return f"No paired differences of {first} against {second} at {key} × S were published."
     rounds = pair["p50_ms"]["rounds"]
-    header = ["round"] + [f"{label} ({unit})" for _, label, unit in METRICS]
-    rows = [header]
+    # Each unit on a line of its own under its name: "throughput (/s)" on one line made the
+    # table wider than a phone's box, which wrapped it (tests/test_phone_layout.py).
+    names = ["round"] + [label for _, label, _ in METRICS]
+    rows = [names, [""] + [f"({unit})" for _, _, unit in METRICS]]
     for index, number in enumerate(rounds):
         rows.append([str(number + 1)] + [signed(pair[m]["diffs"][index]) for m, _, _ in METRICS])
     rows.append(["median"] + [signed(pair[m]["median"]) for m, _, _ in METRICS])
@@ -531,5 +539,7 @@ def batch_route_text(results, chunk) -> str:
     label = f"/predict_batch, chunks of {plain(int(key))} record{'s' if key != '1' else ''}"
     parts.append(label + "\n" + table(batch_route_rows(part_c, key)))
     if part_c.get("never_passed_runs"):
-        parts.append("slow host: " + never_passed_text(listing(part_c["never_passed_runs"])))
+        numbers = [run_number(run_id) for run_id in part_c["never_passed_runs"]]
+        which = f"run{'s' if len(numbers) > 1 else ''} {listing(sorted(numbers))}"
+        parts.append("slow host: " + never_passed_text(which))
     return with_note("\n\n".join(parts))

@@ -292,11 +292,16 @@ def open_page(context, base: str, url: str) -> Watch:
 
 def wait_for_charts(page) -> int:
     """Bring every chart into view, as a reader scrolling down would (charts are drawn when
-    they come near), and wait until each has a drawn plot; returns how many there are."""
+    they come near, once the reader has done something), and wait until each has a drawn
+    plot; returns how many there are. A chart already in view when the page opens needs no
+    scroll to be seen, so the reader's wheel is turned too: without it nothing would count
+    as the reader's interaction and that chart would stay a stand-in."""
     charts = page.locator("div.chart")
     count = charts.count()
     for index in range(count):
         charts.nth(index).scroll_into_view_if_needed()
+    if count:
+        page.mouse.wheel(0, 1)
     if count:
         page.wait_for_function(
             "() => [...document.querySelectorAll('div.chart')]"
