@@ -58,9 +58,13 @@ def test_every_request_is_found_and_answered_once(traced, name):
     assert service["message_reads"] == requests["answered"]
     assert requests["writes_per_answer_mean"] == 2.0  # uvicorn: the head, then the body
     assert service["message_writes"] == 2 * requests["answered"]
-    # The span opens at the service's first read, just after the client's first send.
-    assert counted["counts"]["client"]["message_writes"] in (requests["answered"] - 1,
-                                                            requests["answered"])  # fmt: skip
+    # The span opens at the service's first read, just after the client's first send (or its
+    # first few, when the service wakes late: 150 of 152 in one run on a loaded host).
+    assert (
+        requests["answered"] - 3
+        <= counted["counts"]["client"]["message_writes"]
+        <= (requests["answered"])
+    )
     assert requests["answered_out_of_read_order"] == 0
     assert 0 < counted["core_share"]["service"] < 1
 
