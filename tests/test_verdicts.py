@@ -437,6 +437,8 @@ def test_twin_slices_pairs_are_marked_and_the_pages_read_the_twin_aa(tmp_path):
     assert bench_files.comparison_label(independent["name"], section) == (
         f"{independent['name']} (independent slices)"
     )
+    charted = {row[1] for row in charts_switchback.interval_rows(section)}
+    assert charted == set(section["names"]) - {independent["name"]}  # the table holds it
     mine = report_bench.switchback_numbers(found, tmp_path)
     assert (mine["aa"], mine["aa_independent"]) == (section["aa"], section["aa_independent"])
     for name in section["names"]:

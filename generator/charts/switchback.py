@@ -86,9 +86,13 @@ def slices(switchback: dict) -> dict:
 def interval_rows(switchback: dict) -> list:
     """(row label, comparison, statistic key, statistic label, role) per row, in the file's
     order, each comparison's p50 then its server time; a label is two lines (the comparison,
-    then the statistic), so the plot keeps its width on a phone."""
+    then the statistic), so the plot keeps its width on a phone. The A/A control run in
+    independent slices beside the twin one is left to the table: it measures the design, not
+    a setting, and its label would squeeze the plot on a phone."""
     rows = []
     for name in switchback["names"]:
+        if name == switchback.get("aa_independent"):
+            continue
         for key, label, role in STATISTICS:
             if switchback["comparisons"][name]["statistics"][key]["interval"] is not None:
                 shown = comparison_label(name, switchback)
