@@ -25,8 +25,6 @@ from tests.support.modules import load_simulator
 
 pytestmark = pytest.mark.timeout(300)
 
-READY = "document.querySelector('[data-explorer]')?.dataset.engine === 'ready'"
-
 
 @pytest.fixture(scope="module")
 def site(shared_builds, patience):
@@ -46,12 +44,6 @@ def shared_context(browser, site):
     site_tools.save_python(context, base)
     yield context
     context.close()
-
-
-def explorer_page(context, base: str):
-    watch = site_tools.open_page(context, base, base + "explorer/")
-    watch.page.wait_for_function(READY)
-    return watch
 
 
 def status(page) -> str:
@@ -81,7 +73,7 @@ def test_the_status_line_follows_the_worker(site, browser):
         # host may already have shown: either is the visible loading state.
         assert page.get_attribute("[data-explorer]", "data-engine") == "loading"
         assert status(page).startswith("Loading Python")
-        page.wait_for_function(READY, timeout=site_tools.patience.ms)
+        page.wait_for_function(site_tools.EXPLORER_READY, timeout=site_tools.patience.ms)
         # Python is up and the endless loop runs: the box says so, not "ready".
         assert page.get_attribute("[data-explorer]", "data-run") == "running"
         assert status(page) == "Running… (Stop ends it)"
@@ -92,7 +84,7 @@ def test_the_status_line_follows_the_worker(site, browser):
         assert status(page).startswith(("Stopped. Starting a fresh Python…", "Loading Python…"))
         assert "once per visit" not in status(page)
         assert page.text_content('[data-role="output"]').startswith("Stopped.")
-        page.wait_for_function(READY, timeout=site_tools.patience.ms)
+        page.wait_for_function(site_tools.EXPLORER_READY, timeout=site_tools.patience.ms)
         assert "is ready" in status(page)
         assert page.get_attribute("[data-explorer]", "data-run") == "idle"
         assert site_tools.run_explorer(page, "6 * 7") == "42"
@@ -103,7 +95,7 @@ def test_the_status_line_follows_the_worker(site, browser):
 
 def test_each_run_gets_a_fresh_copy_of_results(site, context):
     site_dir, (base, _) = site
-    page = explorer_page(context, base).page
+    page = site_tools.explorer_page(context, base).page
     site_tools.run_explorer(page, "results.clear()\nresults['mine'] = mine = 1\nlookup = None")
     shown = site_tools.run_explorer(page, "'mine' in results, len(results) > 5, mine")
     assert shown == "(False, True, 1)"  # a fresh results; the reader's own name stays
@@ -113,7 +105,7 @@ def test_each_run_gets_a_fresh_copy_of_results(site, context):
 
 def test_a_control_never_replaces_typed_code_without_asking(site, context):
     _, (base, _) = site
-    page = explorer_page(context, base).page
+    page = site_tools.explorer_page(context, base).page
     written = page.input_value('[data-role="code"]')
     page.select_option('[data-role="rate"]', "1")
     assert page.input_value('[data-role="code"]') != written  # untouched: the controls write
@@ -139,7 +131,7 @@ def test_a_control_never_replaces_typed_code_without_asking(site, context):
 
 def test_numbers_are_rounded_unless_every_digit_is_asked_for(site, context):
     site_dir, (base, _) = site
-    page = explorer_page(context, base).page
+    page = site_tools.explorer_page(context, base).page
     rounded = site_tools.run_explorer(page)
     assert "numbers rounded for reading" in rounded
     page.check('[data-role="full"]')
@@ -154,7 +146,7 @@ def test_a_cell_that_did_not_keep_up_carries_the_warning(site, context):
     site_dir, (base, _) = site
     results = json.loads((site_dir / "assets" / "data" / "results.json").read_text())
     top = results["design"]["rate_multiples"][-1]
-    page = explorer_page(context, base).page
+    page = site_tools.explorer_page(context, base).page
     shown = site_tools.run_explorer(page, f"lookup(results, b='none', w=0, rate={top})")
     cell = results["part_b"]["settings"]["none"]["rates"][top]
     assert cell["keeps_up_rounds"] < len(cell["rounds"])  # the campaign's overload rate
@@ -167,7 +159,7 @@ def test_the_campaign_control_points_the_box_at_another_campaign(site, context):
     site_dir, (base, _) = site
     data = site_dir / "assets" / "data"
     shown = json.loads((data / "results.json").read_text())
-    page = explorer_page(context, base).page
+    page = site_tools.explorer_page(context, base).page
     if "comparison" not in shown:  # one full campaign: no control, and campaign() names it
         assert page.query_selector('[data-role="campaign"]') is None
         wrong = site_tools.run_explorer(page, 'campaign("full-19990101")')
@@ -200,7 +192,7 @@ def test_the_campaign_control_points_the_box_at_another_campaign(site, context):
 
 def test_a_traceback_shows_the_readers_frames_only(site, context):
     _, (base, _) = site
-    page = explorer_page(context, base).page
+    page = site_tools.explorer_page(context, base).page
     shown = site_tools.run_explorer(page, "def share(n):\n    return 1 / n\n\nshare(0)")
     assert page.get_attribute('[data-role="output"]', "data-state") == "error"
     assert shown.startswith("Traceback (most recent call last):")
@@ -217,7 +209,7 @@ def test_a_traceback_shows_the_readers_frames_only(site, context):
 
 def test_simulate_prints_what_cpython_prints(site, context):
     site_dir, (base, _) = site
-    page = explorer_page(context, base).page
+    page = site_tools.explorer_page(context, base).page
     page.select_option('[data-role="mode"]', "simulate")
     page.fill('[data-role="sim_b"]', "48")
     page.fill('[data-role="sim_w"]', "1.5")
@@ -248,7 +240,7 @@ def test_a_demo_file_is_checked_drawn_and_simulated_in_the_browser(site, context
     del broken["machine"]["cores"]
     (tmp_path / "broken.json").write_text(json.dumps(broken))
     (tmp_path / "mine.json").write_text(json.dumps(demo))
-    watch = explorer_page(context, base)
+    watch = site_tools.explorer_page(context, base)
     page = watch.page
     page.set_input_files('[data-role="machine-file"]', str(tmp_path / "broken.json"))
     page.wait_for_selector('[data-role="machine-status"][data-state="error"]')
@@ -277,14 +269,14 @@ def test_the_same_python_serves_every_page_served_elsewhere(site, context, host)
     site_dir, bases = site
     base = bases[0] if host == "127.0.0.1" else bases[1]
     assert ":8000/" not in base  # not the address the site was built for
-    watch = explorer_page(context, base)
+    watch = site_tools.explorer_page(context, base)
     page = watch.page
     first = site_tools.run_explorer(page)
     page.evaluate("window.__sameDocument = true")
     for target in ("words/", "part-a/", "explorer/"):
         page.click(f'a.md-nav__link[href$="{target}"]')
         page.wait_for_url(f"**/{target}")
-    page.wait_for_function(READY)
+    page.wait_for_function(site_tools.EXPLORER_READY)
     assert page.evaluate("window.__sameDocument === true"), "a full page load"
     assert page.evaluate("window.explorerEngine.starts") == 1, "Python started again"
     again = site_tools.run_explorer(page)
@@ -295,7 +287,7 @@ def test_the_same_python_serves_every_page_served_elsewhere(site, context, host)
 
 def test_the_controls_are_on_screen_at_1280_by_800(site, context):
     _, (base, _) = site
-    page = explorer_page(context, base).page
+    page = site_tools.explorer_page(context, base).page
     bottom = page.evaluate(
         "document.querySelector('[data-role=run]').getBoundingClientRect().bottom"
     )

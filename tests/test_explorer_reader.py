@@ -24,7 +24,6 @@ from tests.support.modules import load_simulator
 
 pytestmark = pytest.mark.timeout(300)
 
-READY = "document.querySelector('[data-explorer]')?.dataset.engine === 'ready'"
 DONE = (
     "() => ['done', 'error'].includes(document.querySelector('[data-role=output]').dataset.state)"
 )
@@ -37,12 +36,6 @@ AFTER_IDLE = """() => new Promise((done) => requestIdleCallback(
   () => setTimeout(done, 1000), {timeout: 5000}))"""
 
 
-def explorer_page(context, base: str):
-    watch = site_tools.open_page(context, base, base + "explorer/")
-    watch.page.wait_for_function(READY)
-    return watch
-
-
 def offered(page) -> bool:
     return page.is_visible('[data-role="offer"]')
 
@@ -52,7 +45,7 @@ def offered(page) -> bool:
 
 def test_a_control_changed_after_an_edit_asks_then_replaces_and_runs(site, context):
     site_dir, base = site
-    watch = explorer_page(context, base)
+    watch = site_tools.explorer_page(context, base)
     page = watch.page
     page.fill('[data-role="code"]', "6 * 7")
     page.select_option('[data-role="rate"]', "1")
@@ -84,7 +77,7 @@ def test_the_campaign_switch_after_an_edit_asks_and_runs_the_other_campaign(site
     if "comparison" not in shown:
         pytest.skip("one full campaign: the site has no campaign switch")
     other = shown["comparison"]["against"][-1]["campaign"]["name"]
-    page = explorer_page(context, base).page
+    page = site_tools.explorer_page(context, base).page
     page.fill('[data-role="code"]', "measured(results)")
     page.select_option('[data-role="campaign"]', other)
     assert offered(page)
@@ -103,7 +96,7 @@ def test_the_campaign_switch_after_an_edit_asks_and_runs_the_other_campaign(site
 
 def test_an_answers_permalink_reopens_the_box_and_prints_the_same(site, context):
     site_dir, base = site
-    page = explorer_page(context, base).page
+    page = site_tools.explorer_page(context, base).page
     page.select_option('[data-role="mode"]', "compare")
     page.select_option('[data-role="rate"]', "1")
     page.check('[data-role="full"]')
@@ -126,7 +119,7 @@ def test_an_answers_permalink_reopens_the_box_and_prints_the_same(site, context)
 
 def test_a_permalink_of_typed_code_keeps_every_character(site, context):
     _, base = site
-    page = explorer_page(context, base).page
+    page = site_tools.explorer_page(context, base).page
     code = "mark = '#&+= é %20'\nprint(mark)\nmeasured(results).splitlines()[0]"
     first = site_tools.run_explorer(page, code)
     assert first.startswith("#&+= é %20\n")
@@ -235,7 +228,7 @@ def test_a_demo_file_too_noisy_or_old_is_read_with_its_caution(site, context, tm
     simulator = load_simulator()
     caution = simulator.demo_caution(simulator.read_demo(demo))
     assert bool(caution) == (kind != "steady")
-    page = explorer_page(context, base).page
+    page = site_tools.explorer_page(context, base).page
     page.set_input_files('[data-role="machine-file"]', str(path))
     state = "done" if kind == "steady" else "caution"
     page.wait_for_selector(f'[data-role="machine-status"][data-state="{state}"]')

@@ -290,6 +290,17 @@ def open_page(context, base: str, url: str) -> Watch:
     return watch
 
 
+# The explorer's Python is started and its worker answers (site_src/explorer).
+EXPLORER_READY = "document.querySelector('[data-explorer]')?.dataset.engine === 'ready'"
+
+
+def explorer_page(context, base: str) -> Watch:
+    """The explorer page opened, once its Python is ready."""
+    watch = open_page(context, base, base + "explorer/")
+    watch.page.wait_for_function(EXPLORER_READY)
+    return watch
+
+
 def wait_for_charts(page) -> int:
     """Bring every chart into view, as a reader scrolling down would (charts are drawn when
     they come near, once the reader has done something), and wait until each has a drawn
