@@ -21,7 +21,7 @@ from generator.pages import render as pages
 from generator.reading.description import read_description
 from generator.report import checks as report
 from lab.rawformat import codec
-from tests.support.rawfiles import rewrite_meta
+from tests.support.rawfiles import report_on_altered, rewrite_meta
 
 FIXTURE = Path(__file__).resolve().parent / "fixtures"
 RAW = FIXTURE / "raw"
@@ -94,10 +94,7 @@ def rendered(results: dict, raw: Path) -> dict[str, str]:
 
 
 def report_line(raw: Path, results: dict, tmp_path: Path, capsys) -> tuple[int, str]:
-    path = tmp_path / "altered.json"
-    path.write_text(json.dumps(results))
-    code = report.main(raw, None, path)
-    out = capsys.readouterr().out
+    code, out = report_on_altered(raw, results, tmp_path, capsys)
     return code, next((x for x in out.splitlines() if x.startswith("DISAGREES")), out[-400:])
 
 

@@ -21,7 +21,7 @@ from generator.reading.description import read_description
 from generator.report import checks as report
 from lab.rawformat import codec
 from site_src.explorer import explorer
-from tests.support.rawfiles import with_first_part_b_changed  # a run's meta changed
+from tests.support.rawfiles import report_on_altered, with_first_part_b_changed
 
 FIXTURE = Path(__file__).resolve().parent / "fixtures"
 RAW = FIXTURE / "raw"
@@ -117,10 +117,8 @@ def test_the_report_fails_naming_an_altered_cell_cost(built, tmp_path, capsys):
     altered = json.loads(json.dumps(built))
     _, name, key = max(cells_with_cost(built))
     altered["part_b"]["settings"][name]["rates"][key]["client_cpu_us_per_request"] += 1.0
-    path = tmp_path / "altered.json"
-    path.write_text(json.dumps(altered))
-    assert report.main(RAW, None, path) == 1
-    said = capsys.readouterr().out
+    code, said = report_on_altered(RAW, altered, tmp_path, capsys)
+    assert code == 1
     assert f"part_b/settings/{name}/rates/{key}/client_cpu_us_per_request" in said, said
 
 

@@ -20,7 +20,7 @@ from generator.__main__ import main
 from generator.build import SITE, build_site
 from generator.report import checks as report
 from lab.rawformat import codec
-from tests.support.rawfiles import rewrite_meta, with_first_part_b_changed
+from tests.support.rawfiles import report_on_altered, rewrite_meta, with_first_part_b_changed
 
 FIXTURE = Path(__file__).resolve().parent / "fixtures"
 RAW = FIXTURE / "raw"
@@ -68,10 +68,8 @@ def test_the_report_fails_naming_an_altered_cell(built, tmp_path, capsys):
     name = next(iter(altered["part_b"]["settings"]))
     key, cell = next(iter(altered["part_b"]["settings"][name]["rates"].items()))
     cell[FIELD] *= 1.01
-    path = tmp_path / "altered.json"
-    path.write_text(json.dumps(altered))
-    assert report.main(RAW, None, path) == 1
-    said = capsys.readouterr().out
+    code, said = report_on_altered(RAW, altered, tmp_path, capsys)
+    assert code == 1
     assert f"part_b/settings/{name}/rates/{key}/{FIELD}" in said, said
 
 

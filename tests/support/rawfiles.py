@@ -1,10 +1,11 @@
-"""Raw run files changed on purpose, for the tests of what reads them."""
+"""Raw run files and results changed on purpose, for the tests of what reads them."""
 
 import json
 import shutil
 import zipfile
 from pathlib import Path
 
+from generator.report import checks as report
 from lab.rawformat import codec
 
 
@@ -28,3 +29,13 @@ def with_first_part_b_changed(source: Path, where: Path, change) -> tuple[Path, 
             rewrite_meta(path, change)
             return where, path
     raise ValueError(f"{source}: no Part B run to change")
+
+
+def report_on_altered(raw: Path, results: dict, tmp_path: Path, capsys) -> tuple[int, str]:
+    """`python -m generator report` of the raw folder `raw` against `results` (a results.json
+    changed on purpose, written into tmp_path): (its exit code, what it printed)."""
+    path = tmp_path / "altered.json"
+    path.write_text(json.dumps(results))
+    capsys.readouterr()  # only the report's own lines
+    code = report.main(raw, None, path)
+    return code, capsys.readouterr().out
