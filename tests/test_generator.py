@@ -378,6 +378,7 @@ def test_the_newest_complete_full_campaign_is_chosen(tmp_path):
     source = campaign_dir()
     for name, profile, started, complete in (
         ("a-full", "full", "2026-01-01", True),
+        ("a2-full3", "full3", "2026-01-15", True),  # the third full design is full too
         ("b-full-partial", "full", "2026-02-01", False),
         ("c-quick", "quick", "2026-03-01", False),
     ):
@@ -392,6 +393,10 @@ def test_the_newest_complete_full_campaign_is_chosen(tmp_path):
                 e for e in schedule if (folder / "runs" / f"{e['run_id']}{codec.SUFFIX}").exists()
             ]
             (folder / "schedule.json").write_text(json.dumps(present))
+    chosen = load.choose_campaign(tmp_path)
+    assert (chosen.name, chosen.chosen) == ("a2-full3", "newest complete full")
+    assert [c.name for c in load.other_full_campaigns(tmp_path, "a2-full3")] == ["a-full"]
+    shutil.rmtree(tmp_path / "a2-full3")
     chosen = load.choose_campaign(tmp_path)
     assert (chosen.name, chosen.chosen) == ("a-full", "newest complete full")
     shutil.rmtree(tmp_path / "a-full")

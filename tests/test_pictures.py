@@ -33,7 +33,7 @@ ROOT = Path(__file__).resolve().parent.parent
 FULL = sorted(
     p.parent
     for p in (ROOT / "data" / "raw").glob("*/campaign.json")
-    if json.loads(p.read_text())["profile"] == "full"
+    if json.loads(p.read_text())["profile"] in load.FULL_PROFILES
 )
 pytestmark = pytest.mark.skipif(not FULL, reason="no committed full campaign in data/raw/")
 

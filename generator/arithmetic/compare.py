@@ -25,11 +25,19 @@ def facts(result: dict) -> dict:
     probe = result.get("speed_probe") or {}
     checked = result.get("answer_check") or {}
     verdicts = [guess["verdict"] for guess in result.get("guesses", [])]
+    footprint = result.get("footprint") or {}
+    design = result.get("design", {})
     return {
         "name": campaign["name"],
+        "profile": campaign.get("profile"),
+        "rounds": design.get("rounds"),
+        "window_s": design.get("window_s"),
+        "switchback_runs": (result.get("switchback") or {}).get("runs", 0),
+        "wall_minutes": footprint.get("wall_minutes"),
+        "raw_mib": footprint.get("raw_mib"),
         "started_at": campaign.get("started_at"),
         "git_commit": campaign.get("git_commit"),
-        "rule": (result.get("design", {}).get("told_apart") or {}).get("rule", ROUNDS_RULE),
+        "rule": (design.get("told_apart") or {}).get("rule", ROUNDS_RULE),
         "runs_scheduled": campaign["runs_scheduled"],
         "runs_found": campaign["runs_found"],
         "S": result.get("figures", {}).get("S", {}).get("value"),

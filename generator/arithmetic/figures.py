@@ -648,6 +648,56 @@ def interval_of(entry: dict, statistic: str) -> dict:
     return get(entry, "statistics", statistic, "interval")
 
 
+# The quiet side's two cost comparisons with no batching on the grid: (figure prefix, setting,
+# metric, what it is in words).
+QUIET_COSTS = (
+    ("queue_b1_p50", QUEUE_B1, "p50_ms", "queue B=1's p50 minus none's"),
+    ("b32_w0_p99", B32_W0, "p99_ms", "B=32 W=0's p99 minus none's"),
+)
+
+
+def resolvable_us(diff: dict) -> float:
+    """The smallest difference a paired comparison could have resolved, in µs: under the
+    interval rule its 95% interval's half-width at the baseline's level; under the rounds rule
+    the largest distance of a round's difference from their median (stats.rounds_resolvable:
+    a shift beyond it puts every round on one side of 0)."""
+    if "interval" in diff:
+        return get(diff, "interval", "resolvable_us")
+    return 1000 * known(stats.rounds_resolvable(diff["diffs"]))
+
+
+def resolution_figures(results: dict, quiet: str) -> list:
+    """Each quiet-side cost on the grid with the smallest difference its campaign's rule could
+    resolve (every campaign), and, under the interval rule, its Hodges–Lehmann estimate and 95%
+    interval in µs at none's level: what the campaigns page sets side by side."""
+    at = slug(quiet)
+    interval_rule = "told_apart" in get(results, "design")
+    rows = []
+    for name, setting, metric, what in QUIET_COSTS:
+
+        def diff(r, setting=setting, metric=metric):
+            return get(r, "paired", setting, NONE, quiet, metric)
+
+        rows.append(
+            (f"{name}_resolvable_us_at_{at}", "µs",
+             f"{what} at {quiet} × S: the smallest difference the campaign's rule could resolve",
+             lambda r, f=diff: resolvable_us(f(r)))
+        )  # fmt: skip
+        if interval_rule:
+            rows += [
+                (f"{name}_{end}_us_at_{at}", "µs", f"{what} at {quiet} × S: {words}",
+                 lambda r, f=diff, end=end: get(f(r), "interval", f"{end}_us"))
+                for end, words in (("estimate", "the Hodges–Lehmann estimate over the rounds"),
+                                   ("low95", "its 95% interval's low end"),
+                                   ("high95", "its 95% interval's high end"))
+            ]  # fmt: skip
+            rows.append(
+                (f"{name}_verdict_at_{at}", "text", f"{what} at {quiet} × S: the interval "
+                 "rule's verdict", lambda r, f=diff: get(f(r), "interval", "verdict"))
+            )  # fmt: skip
+    return rows
+
+
 def switchback_figures(results: dict) -> list:
     """The switchback runs' verdicts (a campaign that has them): queue B=1's p50 overhead
     over none, B=32 W=1's server time over W=0's and its overshoot, each the Hodges–Lehmann
@@ -683,6 +733,9 @@ def switchback_figures(results: dict) -> list:
              lambda r, f=of: known(f(r)["high95_us"])),
             (f"{name}_told_apart", "yes/no", f"{what}: told apart (the 95% interval excludes 0)",
              lambda r, f=of: f(r)["verdict"] == "told apart"),
+            (f"{name}_resolvable_us", "µs",
+             f"{what}: the smallest difference the runs could resolve (the interval's half-width)",
+             lambda r, f=of: known(f(r)["resolvable_us"])),
         ]  # fmt: skip
     rows += [
         ("switchback_w1_overshoot_us", "µs", "B=32 W=1's median first wait of unfilled "
@@ -721,6 +774,7 @@ def table(results: dict, quiet: str, busy: str) -> list:
         part_c_figures,
         answer_figures,
         lambda r: noise_figures(r, quiet),
+        lambda r: resolution_figures(r, quiet),
         speed_probe_figures,
         switchback_figures,
         footprint_figures,

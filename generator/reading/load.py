@@ -184,8 +184,15 @@ def opened_campaigns(raw_dir: Path, chosen: str) -> list[Campaign]:
     return sorted(campaigns, key=lambda c: (str(c.info.get("started_at", "")), c.name))
 
 
+# The profiles that run the whole design (lab/design.py): `full`, the first two full
+# campaigns', and `full3`, the third's (the same grid with more, shorter rounds under the
+# interval rule, and switchback runs). A complete campaign of either is a full campaign: the
+# newest is the site's main one, and the others are compared with it cell by cell.
+FULL_PROFILES = ("full", "full3")
+
+
 def is_full(campaign: Campaign) -> bool:
-    return campaign.complete and campaign.info["profile"] == "full"
+    return campaign.complete and campaign.info["profile"] in FULL_PROFILES
 
 
 def other_full_campaigns(raw_dir: Path, name: str) -> list[Campaign]:

@@ -170,6 +170,37 @@ def comparisons(figures: dict, cells: dict, needed: int, quiet: str, rule=None) 
     )
 
 
+def resolution(figures: dict, cells: dict, quiet: str, rule=None) -> None:
+    """Queue B=1's p50 and B=32 W=0's p99 against none's at the quiet rate: the smallest
+    difference the campaign's rule could resolve, in µs (rounds rule: the largest distance of
+    a round's difference from their median; interval rule: the 95% interval's half-width at
+    none's level), and under the interval rule the estimate and interval, by the report's own
+    arithmetic."""
+    at = slug(quiet)
+    for name, setting, metric in (("queue_b1_p50", QUEUE_B1, "p50_ms"),
+                                  ("b32_w0_p99", B32_W0, "p99_ms")):  # fmt: skip
+        diffs = paired_diffs(cells, setting, NONE, quiet, metric)
+        if not diffs:
+            continue
+        if rule is None:
+            if all(d is not None and math.isfinite(d) for d in diffs):
+                middle = statistics.median(diffs)
+                widest = max(abs(d - middle) for d in diffs)
+                figures[f"{name}_resolvable_us_at_{at}"] = 1000 * widest
+            continue
+        a, b = cells[(setting, quiet)]["rounds"], cells[(NONE, quiet)]["rounds"]
+        pairs = [(a[r][metric], b[r][metric]) for r in sorted(set(a) & set(b))]
+        if not all(0 < x < math.inf and 0 < y < math.inf for x, y in pairs):
+            continue
+        d = [math.log(x / y) for x, y in pairs]
+        delta = rule["delta"][{"p50_ms": "p50", "p99_ms": "p99"}[metric]]
+        level_us = 1000 * med(cells[(NONE, quiet)], metric)
+        found = report_intervals.expected(d, delta, level_us)
+        for end in ("resolvable", "estimate", "low95", "high95"):
+            figures[f"{name}_{end}_us_at_{at}"] = found[f"{end}_us"]
+        figures[f"{name}_verdict_at_{at}"] = found["verdict"]
+
+
 def handler_and_waits(figures: dict, cells: dict, quiet: str) -> None:
     at = slug(quiet)
     none, b32w2 = cells.get((NONE, quiet)), cells.get((B32_W2, quiet))
@@ -291,6 +322,7 @@ def switchback(figures: dict, found: dict | None) -> None:
             figures[f"{name}_low95_us"] = interval["low95_us"]
             figures[f"{name}_high95_us"] = interval["high95_us"]
             figures[f"{name}_told_apart"] = interval["verdict"] == "told apart"
+            figures[f"{name}_resolvable_us"] = interval["resolvable_us"]
     over = ((by_arms.get((B32_W0, B32_W1)) or {}).get("overshoot") or {}).get("b") or {}
     if over.get("interval"):
         figures["switchback_w1_overshoot_us"] = over["interval"]["estimate_us"]
@@ -333,6 +365,7 @@ def compute(sources: dict) -> dict:
         per_setting(figures, cells, quiet, busy)
         busy_side(figures, cells, batch_of, sorted({r for _, r in cells}, key=float), busy)
         comparisons(figures, cells, needed, quiet, sources.get("rule"))
+        resolution(figures, cells, quiet, sources.get("rule"))
         handler_and_waits(figures, cells, quiet)
         outside_model(figures, batch_of, quiet)
     batch_route(figures, sources.get("part_c"))

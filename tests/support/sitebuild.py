@@ -34,6 +34,8 @@ from pathlib import Path
 
 from mkdocs.utils.yaml import yaml_load
 
+from generator.reading import load
+
 ROOT = Path(__file__).resolve().parents[2]
 FIXTURE_RAW = ROOT / "tests" / "fixtures" / "raw"
 SHARED_ENV = "LESSON_TEST_BUILDS"
@@ -166,7 +168,7 @@ def full_campaigns(raw: Path) -> list[str]:
     """The committed full campaigns, oldest first (by name: full-YYYYMMDD)."""
     names = []
     for info in sorted(raw.glob("*/campaign.json")):
-        if json.loads(info.read_text())["profile"] == "full":
+        if json.loads(info.read_text())["profile"] in load.FULL_PROFILES:
             names.append(info.parent.name)
     return names
 
