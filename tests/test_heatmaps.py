@@ -73,15 +73,18 @@ def test_the_campaigns_ratio_heatmaps_mark_each_cell_a_campaign_fell_behind_in(s
     comparison = json.loads(
         (shared_builds.docs / "assets" / "data" / "comparison.json").read_text()
     )
-    cells = comparison["against"][-1]["cells"]
-    behind = [c for c in cells if all(c["measured"]) and not all(c["keeps_up"])]
-    assert behind, "the committed campaigns have cells that fell behind"
     maps = re.findall(r'<table class="heatmap".*?</table>', page, re.S)
-    assert len(maps) == 3
-    for table in maps:
-        shown = CELL.findall(table)
-        assert sum(text == "fell behind" for _, _, text in shown) == len(behind)
-        for css, _, text in shown:
-            assert (css == "hm-behind") == (text == "fell behind")
-            if text.endswith("×"):
-                assert css in ("hm-lower", "hm-higher", "hm-lower-told", "hm-higher-told", "")
+    # Three maps (p50, p99, throughput) against each other campaign, newest first.
+    assert len(maps) == 3 * len(comparison["against"])
+    for index, other in enumerate(reversed(comparison["against"])):
+        cells = other["cells"]
+        behind = [c for c in cells if all(c["measured"]) and not all(c["keeps_up"])]
+        assert behind, "the committed campaigns have cells that fell behind"
+        for table in maps[3 * index : 3 * index + 3]:
+            assert other["campaign"]["name"] in table
+            shown = CELL.findall(table)
+            assert sum(text == "fell behind" for _, _, text in shown) == len(behind)
+            for css, _, text in shown:
+                assert (css == "hm-behind") == (text == "fell behind")
+                if text.endswith("×"):
+                    assert css in ("hm-lower", "hm-higher", "hm-lower-told", "hm-higher-told", "")

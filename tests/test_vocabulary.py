@@ -314,11 +314,17 @@ def test_each_machinery_number_says_which_measurement_it_is(built_pages):
     assert "These are the campaigns' numbers, each from a day of its own" in campaigns
 
 
-def test_the_guesses_page_sets_the_first_guesses_beside_the_second(built_pages):
+def test_the_guesses_page_sets_every_campaigns_guesses_side_by_side(built_pages, shared_builds):
+    """Every full campaign's guesses (G1–G13, G14–G26, G27–G42 …), each in its own column."""
     text = built_pages["guesses.md"]
-    assert "## Our two sets of guesses" in text
-    for ident in (f"G{n}" for n in range(1, 27)):  # the first campaign's and this one's
-        assert f"| {ident}: **" in text, ident
+    found = [json.loads(path.read_text()) for path in shared_builds.results.values()]
+    sets = [r["guesses"] for r in found if r.get("guesses")]
+    words = {2: "two", 3: "three", 4: "four"}
+    assert f"## Our {words[len(sets)]} sets of guesses" in text
+    section = text.split("sets of guesses", 1)[1].split("\n## ")[0]
+    for guesses in sets:
+        for guess in guesses:
+            assert f"| {guess['id']}: **{guess['verdict']}**" in section, guess["id"]
 
 
 def tally_rows(markdown: str) -> dict:
@@ -375,10 +381,15 @@ def test_the_tally_is_on_the_page_without_a_second_campaign(fixture_pages):
 
 def test_the_campaigns_page_says_which_numbers_to_trust(built_pages, shared_builds):
     text = prose(built_pages["campaigns.md"]).replace("**", "")
-    spell = (shared_builds.docs / "assets/data" / slow_spell.TABLE).read_text()
-    assert "Which numbers to trust" in text and "Without the runs that never passed." in text
-    for part in ("The rule.", "The noise.", "The host's speed."):
+    spell_path = shared_builds.docs / "assets/data" / slow_spell.TABLE
+    spell = spell_path.read_text() if spell_path.exists() else None
+    assert "Which numbers to trust" in text
+    for part in ("The rule.", "The noise."):
         assert part in text, part
+    if spell is None:  # no run of the site's campaign failed the slow-run rule in every attempt
+        assert "Without the runs that never passed." not in text
+        return
+    assert "Without the runs that never passed." in text and "The host's speed." in text
     changed = len(re.findall(r'"before":"(?:not resolved|told apart[^"]*)"', spell))
     assert (f"{changed} of " in text) if changed else ("no verdict changed" in text)
 
@@ -387,10 +398,13 @@ def test_which_numbers_to_trust_is_a_short_list_on_the_campaigns_page(built_page
     """Not a dense paragraph (on a phone a screen of prose): each point an item of a list, each
     verdict the slow spell changed an item of its own."""
     section = built_pages["campaigns.md"].split("## Which numbers to trust", 1)[1].split("\n## ")[0]
-    spell = json.loads((shared_builds.docs / "assets/data" / slow_spell.TABLE).read_text())
+    spell_path = shared_builds.docs / "assets/data" / slow_spell.TABLE
+    spell = json.loads(spell_path.read_text()) if spell_path.exists() else None
     items = re.findall(r"^- \*\*(.+?)\*\*", section, re.M)
-    assert items[:3] == ["The rule.", "The noise.", "The host's speed."], items
+    assert items[:2] == ["The rule.", "The noise."], items
     nested = re.findall(r"^    - (.+)$", section, re.M)
+    if spell is None:  # nothing judged again: no run of this campaign failed every attempt
+        spell = {"paired_changed": [], "keeps_up_changed": []}
     assert len(nested) == len(spell["paired_changed"]) + len(spell["keeps_up_changed"]), nested
     for change in spell["paired_changed"]:
         assert any(f"{change['rate']} × S: {change['before']} → {change['after']}" in line
