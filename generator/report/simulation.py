@@ -96,6 +96,9 @@ def measured(cell: dict, metric: str) -> float:
     return statistics.median(values)
 
 
+ROUNDING = 1e-4  # the relative rounding of a published simulated value (5 significant digits)
+
+
 def own_error(simulated, lab: float) -> float | None:
     if simulated is None or math.isinf(lab) or lab == 0 or math.isinf(simulated):
         return None
@@ -195,8 +198,17 @@ def check_summary(rows: list, summary: dict, check, where_summary="simulation su
         check.same(f"{where} cells", summary[metric]["cells"], len(errors))
         published = [summary[metric]["worst_setting"], summary[metric]["worst_rate"]]
         check.same(f"{where} worst at", published, list(worst[1:]))
-        check.same(f"{where} simulated_lower", summary[metric]["simulated_lower"],
-                   sum(error < 0 for error, _, _ in errors))  # fmt: skip
+        # A cell whose error is within the published rounding of 0 (its simulated value has 5
+        # significant digits) may fall on either side: full-20261202's B=8 W=10 at 1 × S was
+        # −0.00003 with the build's unrounded value and above 0 with the published one.
+        surely = sum(error < -ROUNDING for error, _, _ in errors)
+        maybe = sum(error < ROUNDING for error, _, _ in errors)
+        check.count += 1
+        if not surely <= summary[metric]["simulated_lower"] <= maybe:
+            raise SimulationDisagreement(
+                f"{where} simulated_lower: results.json has {summary[metric]['simulated_lower']}, "
+                f"the raw data gives {surely} to {maybe} (cells within rounding of 0 either way)"
+            )
         for field, value in (("median_abs_error", statistics.median(abs(e) for e, _, _ in errors)),
                              ("worst_error", worst[0])):  # fmt: skip
             check.count += 1
