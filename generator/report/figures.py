@@ -197,7 +197,8 @@ def resolution(figures: dict, cells: dict, quiet: str, rule=None) -> None:
         level_us = 1000 * med(cells[(NONE, quiet)], metric)
         found = report_intervals.expected(d, delta, level_us)
         for end in ("resolvable", "estimate", "low95", "high95"):
-            figures[f"{name}_{end}_us_at_{at}"] = found[f"{end}_us"]
+            if math.isfinite(found[f"{end}_us"]):  # +inf: too few rounds for the 95% level
+                figures[f"{name}_{end}_us_at_{at}"] = found[f"{end}_us"]
         figures[f"{name}_verdict_at_{at}"] = found["verdict"]
 
 
@@ -322,7 +323,8 @@ def switchback(figures: dict, found: dict | None) -> None:
             figures[f"{name}_low95_us"] = interval["low95_us"]
             figures[f"{name}_high95_us"] = interval["high95_us"]
             figures[f"{name}_told_apart"] = interval["verdict"] == "told apart"
-            figures[f"{name}_resolvable_us"] = interval["resolvable_us"]
+            if math.isfinite(interval["resolvable_us"]):  # +inf: too few runs
+                figures[f"{name}_resolvable_us"] = interval["resolvable_us"]
     over = ((by_arms.get((B32_W0, B32_W1)) or {}).get("overshoot") or {}).get("b") or {}
     if over.get("interval"):
         figures["switchback_w1_overshoot_us"] = over["interval"]["estimate_us"]
