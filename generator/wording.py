@@ -65,6 +65,20 @@ def rate(key) -> str:
     return f"{key} × S"
 
 
+NUMBER_WORDS = {1: "one", 2: "two", 3: "three", 4: "four", 5: "five", 6: "six"}
+HOW_OFTEN = {1: "once", 2: "twice"}
+
+
+def in_words(count: int) -> str:
+    """A small count as a word: 3 -> "three"; from 7 on, digits ("7")."""
+    return NUMBER_WORDS.get(count, num(count))
+
+
+def how_often(count: int) -> str:
+    """How many times something was done: "once", "twice", "three times", "7 times"."""
+    return HOW_OFTEN.get(count, f"{in_words(count)} times")
+
+
 def yesno(value) -> str:
     return "yes" if value else "no"
 

@@ -234,3 +234,13 @@ def test_the_built_site_reads_right_and_its_tables_keep_their_rows(shared_builds
         # Markdown tables (site_src/boxes.py makes them focusable to scroll); not heatmaps or code
         tables = re.findall(r"<table(?: tabindex=\"0\")?>(.*?)</table>", built.read_text(), re.S)
         assert rows_of(tables) == markdown_tables(text), page
+
+
+@pytest.mark.parametrize(
+    ("count", "words", "often"),
+    [(1, "one", "once"), (2, "two", "twice"), (3, "three", "three times"),
+     (6, "six", "six times"), (7, "7", "7 times"), (1200, "1,200", "1,200 times")],
+)  # fmt: skip
+def test_small_counts_read_as_words(count, words, often):
+    assert wording.in_words(count) == words
+    assert wording.how_often(count) == often

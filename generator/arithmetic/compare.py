@@ -29,7 +29,6 @@ def facts(result: dict) -> dict:
     design = result.get("design", {})
     return {
         "name": campaign["name"],
-        "profile": campaign.get("profile"),
         "rounds": design.get("rounds"),
         "window_s": design.get("window_s"),
         "switchback_runs": (result.get("switchback") or {}).get("runs", 0),

@@ -18,6 +18,7 @@ from pathlib import Path
 
 import jinja2
 
+from generator.arithmetic import figures as named_figures
 from generator.arithmetic import stats
 from generator.arithmetic.bench_files import comparison_label
 from generator.charts import html as chart_html
@@ -26,6 +27,8 @@ from generator.pages import examples, sources
 from generator.wording import (
     amount_range,
     article,
+    how_often,
+    in_words,
     megabytes,
     ms,
     num,
@@ -86,6 +89,8 @@ FILTERS = {
         "run_label": run_label,
         "run_number": run_number,
         "megabytes": megabytes,
+        "in_words": in_words,
+        "how_often": how_often,
         "comparison_label": comparison_label,
     }.items()
 }
@@ -173,7 +178,9 @@ def context(
     compared campaigns' results, are what its campaign(NAME) reads), python_download, the
     bytes of the vendored Pyodide the explorer downloads (None: not known to this build); under
     the rounds rule, signs_of(diff) (how many rounds were − and +) and rounds_resolvable(diff)
-    (the smallest shift those rounds would have told apart), generator/arithmetic/stats.py."""
+    (the smallest shift those rounds would have told apart), generator/arithmetic/stats.py;
+    switchback_comparison(arm_a, arm_b), the campaign's switchback comparison of those arms
+    (None without one; generator/arithmetic/figures.py `comparison`, the figures' own lookup)."""
     figures = {name: entry["value"] for name, entry in results.get("figures", {}).items()}
 
     def cell(setting: str, rate_key: str) -> dict:
@@ -187,6 +194,12 @@ def context(
             return sources.region(name)
         except sources.SourceError as error:
             raise PageError(str(error)) from error
+
+    def switchback_comparison(arm_a: str, arm_b: str) -> dict | None:
+        try:
+            return named_figures.comparison(results, arm_a, arm_b)
+        except named_figures.Absent:
+            return None
 
     def explorer_example(name: str) -> dict:
         try:
@@ -207,6 +220,7 @@ def context(
         "explorer_example": explorer_example,
         "signs_of": lambda diff: stats.signs_of(diff["diffs"]),
         "rounds_resolvable": lambda diff: stats.rounds_resolvable(diff["diffs"]),
+        "switchback_comparison": switchback_comparison,
         "python_download": python_bytes,
         "compared_loaded": bool(others),  # the compared campaigns' results, for their examples
     }

@@ -133,18 +133,26 @@ def busy_side(figures: dict, cells: dict, batch_of: dict, rates: list, busy: str
         figures[f"batched_p99_ms_max_at_{slug(busy)}"] = p99s[-1]
 
 
-def apart_by_interval(cells, name, base, rate, metric, rule: dict) -> bool:
-    """The interval rule (issue 28) on ln(name) − ln(base) per common round, by the report's
-    own arithmetic (report_intervals); False when a round has no finite positive value."""
+DELTA_OF = {"p50_ms": "p50", "p99_ms": "p99"}  # the rule's δ for each metric
+
+
+def log_ratios(cells, name, base, rate, metric) -> list | None:
+    """ln(name) − ln(base) per common round; None when a round has no finite positive value."""
     a, b = cells[(name, rate)]["rounds"], cells[(base, rate)]["rounds"]
-    d = []
-    for r in sorted(set(a) & set(b)):
-        x, y = a[r][metric], b[r][metric]
-        if not (0 < x < math.inf and 0 < y < math.inf):
-            return False
-        d.append(math.log(x / y))
-    delta = rule["delta"][{"p50_ms": "p50", "p99_ms": "p99"}[metric]]
-    return report_intervals.recompute(d, delta)["verdict"] == report_intervals.WORDS[0]
+    pairs = [(a[r][metric], b[r][metric]) for r in sorted(set(a) & set(b))]
+    if not all(0 < x < math.inf and 0 < y < math.inf for x, y in pairs):
+        return None
+    return [math.log(x / y) for x, y in pairs]
+
+
+def apart_by_interval(cells, name, base, rate, metric, rule: dict) -> bool:
+    """The interval rule (issue 28) on the paired log ratios, by the report's own arithmetic
+    (report_intervals); False when a round has no finite positive value."""
+    d = log_ratios(cells, name, base, rate, metric)
+    if d is None:
+        return False
+    verdict = report_intervals.recompute(d, rule["delta"][DELTA_OF[metric]])["verdict"]
+    return verdict == report_intervals.WORDS[0]
 
 
 def comparisons(figures: dict, cells: dict, needed: int, quiet: str, rule=None) -> None:
@@ -188,14 +196,11 @@ def resolution(figures: dict, cells: dict, quiet: str, rule=None) -> None:
                 widest = max(abs(d - middle) for d in diffs)
                 figures[f"{name}_resolvable_us_at_{at}"] = 1000 * widest
             continue
-        a, b = cells[(setting, quiet)]["rounds"], cells[(NONE, quiet)]["rounds"]
-        pairs = [(a[r][metric], b[r][metric]) for r in sorted(set(a) & set(b))]
-        if not all(0 < x < math.inf and 0 < y < math.inf for x, y in pairs):
+        d = log_ratios(cells, setting, NONE, quiet, metric)
+        if d is None:
             continue
-        d = [math.log(x / y) for x, y in pairs]
-        delta = rule["delta"][{"p50_ms": "p50", "p99_ms": "p99"}[metric]]
         level_us = 1000 * med(cells[(NONE, quiet)], metric)
-        found = report_intervals.expected(d, delta, level_us)
+        found = report_intervals.expected(d, rule["delta"][DELTA_OF[metric]], level_us)
         for end in ("resolvable", "estimate", "low95", "high95"):
             if math.isfinite(found[f"{end}_us"]):  # +inf: too few rounds for the 95% level
                 figures[f"{name}_{end}_us_at_{at}"] = found[f"{end}_us"]
