@@ -396,10 +396,11 @@ def test_the_benchmarks_quick_mode_writes_a_valid_json(tmp_path, lab_artifacts):
         assert set(run["arms"]) == {"a", "b"}
         for arm in run["arms"].values():
             assert set(arm) == {"requests", "answered", "p50_us", "p99_us", "server_us_p50",
-                                "batch_mean", "batches", "batches_unfilled",
+                                "ready_us_p50", "batch_mean", "batches", "batches_unfilled",
                                 "unfilled_first_wait_us_p50"}  # fmt: skip
             assert arm["requests"] > 0 and arm["answered"] == arm["requests"]
             assert arm["p50_us"] <= arm["p99_us"]
+            assert 0 < arm["ready_us_p50"] < arm["server_us_p50"]
         pair = next(p for p in found["pairs"] if p["name"] == run["pair"])
         for name, arm in run["arms"].items():  # batches are the arm's, whichever its route
             setting = pair[f"arm_{name}"]

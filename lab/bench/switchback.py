@@ -56,7 +56,9 @@ lab does not import the generator). Keys:
   `a` and `b`, `requests` (scheduled in its slices), `answered` (status 200), `p50_us`,
   `p99_us` (latency from the scheduled arrival, nearest rank, a request not answered with 200
   counting as infinitely late: null when the percentile falls on one), `server_us_p50` (median
-  of ready + queued + model from Server-Timing, answered requests), `batch_mean` (mean rows
+  of ready + queued + model from Server-Timing, answered requests), `ready_us_p50` (median of
+  the `ready` stage alone, where added work lands; absent before 2026-12-02's third benchmark),
+  `batch_mean` (mean rows
   per model call its answers were scored in), `batches`, `batches_unfilled` and
   `unfilled_first_wait_us_p50` (the arm's micro-batcher's batches after the window, those
   smaller than its B, and their median first wait: minus W, the overshoot; 0 batches for
@@ -72,8 +74,9 @@ lab does not import the generator). Keys:
   `latency_us` (from the scheduled arrival, −1 when never answered) and `status`, all exact),
   `sha256` (of that file), `pair`, `index`, `requests`.
 
-d = ln(statistic of B) − ln(statistic of A) per run for p50, p99 and server_us_p50 is printed
-at the end with its median and SD over runs per comparison, as a first look only.
+d = ln(statistic of B) − ln(statistic of A) per run for p50, p99, server_us_p50 and
+ready_us_p50 is printed at the end with its median and SD over runs per comparison, as a first
+look only.
 About 32 minutes with the defaults (180 runs of about 10.3 s after three closed loops for S, as
 the run of 2026-12-02 05:59-06:31 took).
 """
@@ -122,7 +125,8 @@ CONTROLS = (
 # The A/A control in independent slices too (the design before twin slices), side by side
 # with the twin one in the same run: what the twins save, measured.
 INDEPENDENT_AA = Switchback(NONE, NONE)
-STATISTICS = {"p50_us": "p50", "p99_us": "p99", "server_us_p50": "server"}  # key: short name
+STATISTICS = {"p50_us": "p50", "p99_us": "p99", "server_us_p50": "server",
+              "ready_us_p50": "ready"}  # fmt: skip  # key: short name
 QUICK = {"runs": 2, "aa_runs": 2, "added_work_runs": 2, "independent_aa_runs": 2,
          "window_s": 2.0}  # fmt: skip
 FULL = {"runs": 40, "aa_runs": 40, "added_work_runs": 20, "independent_aa_runs": 20,
@@ -203,6 +207,11 @@ def arm_summary(columns: dict, arm: int) -> dict:
         "p50_us": finite_or_none(percentiles["p50"]),
         "p99_us": finite_or_none(percentiles["p99"]),
         "server_us_p50": float(np.median(server)) if answered.any() else None,
+        # the stage the added work lands in (lab/service/switchback.py): its known effect is
+        # judged there too, apart from what the work does to the stages after it
+        "ready_us_p50": (
+            float(np.median(columns["ready_us"][answered])) if answered.any() else None
+        ),
         "batch_mean": (
             round(float(columns["batch_size"][answered].mean()), 3) if answered.any() else None
         ),
