@@ -395,9 +395,10 @@ def test_the_benchmarks_quick_mode_writes_a_valid_json(tmp_path, lab_artifacts):
         assert run["client"]["answers_differing"] == 0
         assert set(run["arms"]) == {"a", "b"}
         for arm in run["arms"].values():
-            assert set(arm) == {"requests", "answered", "p50_us", "p99_us", "server_us_p50",
-                                "ready_us_p50", "batch_mean", "batches", "batches_unfilled",
-                                "unfilled_first_wait_us_p50"}  # fmt: skip
+            spun = {"added_work_spins", "added_work_wall_us_p50"} & set(arm)
+            assert set(arm) - spun == {"requests", "answered", "p50_us", "p99_us",
+                                       "server_us_p50", "ready_us_p50", "batch_mean", "batches",
+                                       "batches_unfilled", "unfilled_first_wait_us_p50"}  # fmt: skip
             assert arm["requests"] > 0 and arm["answered"] == arm["requests"]
             assert arm["p50_us"] <= arm["p99_us"]
             assert 0 < arm["ready_us_p50"] < arm["server_us_p50"]
@@ -408,6 +409,12 @@ def test_the_benchmarks_quick_mode_writes_a_valid_json(tmp_path, lab_artifacts):
                 assert arm["batches"] == 0 and arm["unfilled_first_wait_us_p50"] is None
             else:
                 assert arm["batches"] > 0 and arm["batch_mean"] <= setting["max_batch"]
+        added = pair["added_work_us_b"]
+        assert ("added_work_wall_us_p50" in run["arms"]["b"]) == bool(added)
+        assert "added_work_wall_us_p50" not in run["arms"]["a"]
+        if added:  # every arm B request spun once, for at least its CPU on the clock
+            assert run["arms"]["b"]["added_work_spins"] >= run["arms"]["b"]["answered"]
+            assert run["arms"]["b"]["added_work_wall_us_p50"] >= added
         waited = run["arms"]["b"]
         if run["pair"].startswith("B=32 W=0 vs B=32 W=1") and waited["batches_unfilled"]:
             # W = 1 ms: a batch that did not fill waited at least W for its first request

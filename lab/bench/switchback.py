@@ -58,13 +58,16 @@ lab does not import the generator). Keys:
   counting as infinitely late: null when the percentile falls on one), `server_us_p50` (median
   of ready + queued + model from Server-Timing, answered requests), `ready_us_p50` (median of
   the `ready` stage alone, where added work lands; absent before 2026-12-02's third benchmark),
-  `batch_mean` (mean rows
-  per model call its answers were scored in), `batches`, `batches_unfilled` and
+  `batch_mean` (mean rows per model call its answers were scored in), `batches`,
+  `batches_unfilled` and
   `unfilled_first_wait_us_p50` (the arm's micro-batcher's batches after the window, those
   smaller than its B, and their median first wait: minus W, the overshoot; 0 batches for
-  batcher none; absent before 2026-12-02); `client`: `cpu_us_per_request`,
-  `dispatch_lag_us_p99`, `never_answered`, `non_200`, `answers_compared`,
-  `answers_differing` (every answer checked to the bit); `others_share` (the share of the core
+  batcher none; absent before 2026-12-02); on an arm with added work, `added_work_spins` and
+  `added_work_wall_us_p50` (how many spins the service made in the run and their median wall
+  time, the added amount as the core delivered it; from 2026-12-02's third benchmark);
+  `client`: `cpu_us_per_request`, `dispatch_lag_us_p99`, `never_answered`, `non_200`,
+  `answers_compared`, `answers_differing` (every answer checked to the bit); `others_share`
+  (the share of the core
   anything else took during the run); `load_before`, `load_after` (`loadavg1`, `idle_share`,
   `steal_share` of the core); `probe_before`, `probe_after` (the --probe's results, or null).
 
@@ -191,6 +194,14 @@ def unfilled_first_waits(batches: dict, max_batch: int) -> dict:
     }
 
 
+def added_work_wall(batches: dict) -> dict:
+    """The arm's added work as its spins took on the clock ({} for an arm without any)."""
+    added = batches.get("added_work")
+    if added is None:
+        return {}
+    return {"added_work_spins": added["spins"], "added_work_wall_us_p50": added["wall_us_p50"]}
+
+
 def arm_summary(columns: dict, arm: int) -> dict:
     """One arm's statistics in one run (see the module's docstring)."""
     chosen = columns["arm"] == arm
@@ -272,6 +283,7 @@ class Bench:
             arms={
                 name: arm_summary(columns, arm)
                 | unfilled_first_waits(batches[name], settings[name].max_batch)
+                | added_work_wall(batches[name])
                 for arm, name in enumerate(ARMS)
             },
             client={

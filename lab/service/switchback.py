@@ -37,11 +37,14 @@ known-effect runs of issue 28 (item 5), never in the campaign design's compariso
 feature lookup first spins (a busy loop, not a sleep) until the thread's own CPU time has
 advanced N µs, so every arm B request costs exactly N µs more of the core inside the handler,
 within its Server-Timing `ready` stage, however often the spin is preempted; a switchback run
-must recover that known amount.
+must recover that known amount. The arm's GET .../batches adds `added_work`: `spins`,
+`cpu_us` (N) and `wall_us_p50`, the median wall time of its spins (from 2026-12-02's third
+benchmark), which a preempted spin stretches beyond N.
 """
 
 import json
 import time
+from collections import deque
 from contextlib import asynccontextmanager
 from functools import partial
 from pathlib import Path
@@ -71,15 +74,37 @@ def spin(microseconds: float) -> None:
 
 class StoreWithAddedWork:
     """A feature store whose every one-row lookup first spins `added_work_us` (calibration
-    check only): the work lands inside the handler, in its `ready` stage."""
+    check only): the work lands inside the handler, in its `ready` stage. Each spin's wall
+    time is kept (the last `KEEP_SPINS`): on a core shared with the client and the model's
+    thread, N µs of the thread's CPU take longer than N µs on the clock, and that longer time
+    is what the arm's requests actually meet."""
+
+    KEEP_SPINS = 100_000
 
     def __init__(self, store, added_work_us: float):
         self.store = store
         self.added_work_us = added_work_us
+        self.spins_wall_ns: deque[int] = deque(maxlen=self.KEEP_SPINS)
 
     def row(self, customer_id: int):
+        start = time.perf_counter_ns()
         spin(self.added_work_us)
+        self.spins_wall_ns.append(time.perf_counter_ns() - start)
         return self.store.row(customer_id)
+
+    def summary(self) -> dict:
+        """The spins so far: how many, the CPU each was asked for and their median wall
+        time (µs; null before the first)."""
+        walls = sorted(self.spins_wall_ns)
+        middle = len(walls) // 2
+        median_ns = None
+        if walls:
+            median_ns = walls[middle] if len(walls) % 2 else (walls[middle - 1] + walls[middle]) / 2
+        return {
+            "spins": len(walls),
+            "cpu_us": self.added_work_us,
+            "wall_us_p50": None if median_ns is None else median_ns / 1000,
+        }
 
 
 def create_switchback_app(
@@ -158,6 +183,10 @@ def create_switchback_app(
         predictor = predictors.get(request.path_params["arm"])
         if predictor is None:
             return no_such_arm(request)
-        return predictor.batches()
+        if not isinstance(predictor.store, StoreWithAddedWork):
+            return predictor.batches()
+        found = json.loads(predictor.batches().body)  # and the added work's spins
+        found["added_work"] = predictor.store.summary()
+        return json_response(json.dumps(found, separators=(",", ":")).encode())
 
     return app
