@@ -288,7 +288,11 @@ def core_time(path: Path) -> dict:
 # --- switchback.json (issue 28) ---------------------------------------------------------------
 
 # statistic -> the key of an arm's value in a run of the file (lab/bench/switchback.py)
-SWITCHBACK_STATISTICS = {"p50": "p50_us", "p99": "p99_us", "server": "server_us_p50"}
+SWITCHBACK_STATISTICS = {"p50": "p50_us", "p99": "p99_us", "server": "server_us_p50",
+                         "ready": "ready_us_p50"}  # fmt: skip
+# read only when every run of the file records it (the ready stage: from 2026-12-02's third
+# benchmark on), and judged with the δ of the time inside the service it is a part of
+OPTIONAL_STATISTICS = {"ready": "server"}
 SHOWN_SLICES = 4  # the picture shows the example run's first slices, request by request
 EXAMPLE_TABLE = "switchback_example.json"
 EXAMPLE_COLUMNS = ("arrival_us", "arm", "latency_us", "status")
@@ -480,8 +484,12 @@ def pair_entry(pair: dict, of_pair: list, rule: dict, path: Path) -> dict:
         "twin_slices": bool(pair.get("twin_slices", False)),  # absent before 2026-12-02
         "runs": len(of_pair),
         "statistics": {
-            short: statistic(of_pair, key, rule["delta"][short], path)
+            short: statistic(
+                of_pair, key, rule["delta"][OPTIONAL_STATISTICS.get(short, short)], path
+            )  # fmt: skip
             for short, key in SWITCHBACK_STATISTICS.items()
+            if short not in OPTIONAL_STATISTICS
+            or all(key in run["arms"][arm] for run in of_pair for arm in ("a", "b"))
         },
     }
     if kind == "added_work":
@@ -491,7 +499,9 @@ def pair_entry(pair: dict, of_pair: list, rule: dict, path: Path) -> dict:
         entry["swapped_runs"] = sum(swapped)
         if kind == "aa":
             entry["route_effect"] = {
-                short: route_effect(found, swapped, rule["delta"][short])
+                short: route_effect(
+                    found, swapped, rule["delta"][OPTIONAL_STATISTICS.get(short, short)]
+                )
                 for short, found in entry["statistics"].items()
             }
     waits = {

@@ -5,8 +5,9 @@
   coloured by the arm of its slice, with each slice's p50 drawn across the slice: what a
   switchback run is, and how little the level moves from one slice to the next;
 - `switchback_intervals`: per comparison, the 95% interval of arm B − arm A for the p50 and
-  the server time, in µs at arm A's level, the Hodges–Lehmann estimate on it, 0 dashed, and
-  for the added-work runs the amount that was added.
+  the server time (and for the added-work runs the ready stage, where the work is added, when
+  the file records it), in µs at arm A's level, the Hodges–Lehmann estimate on it, 0 dashed,
+  and for the added-work runs the amount that was added.
 
 The specs follow generator/charts/measured.py (the `site` key, colour roles of
 generator/charts/style.py, axes of generator/charts/axes.py), so each gets its stand-ins and is
@@ -22,6 +23,8 @@ from generator.charts.style import colour
 ARM_NAMES = ("A", "B")
 ARM_ROLES = ("s1", "s2")  # generator/charts/style.py
 STATISTICS = (("p50", "p50", "s1"), ("server", "server time", "s2"))  # key, label, role
+# the stage the added work lands in: drawn for the added-work comparisons when the file has it
+READY = ("ready", "ready stage", "s3")
 
 
 def thick_line(name: str, x: list, y: list, texts: list, role: str) -> dict:
@@ -85,7 +88,8 @@ def slices(switchback: dict) -> dict:
 
 def interval_rows(switchback: dict) -> list:
     """(row label, comparison, statistic key, statistic label, role) per row, in the file's
-    order, each comparison's p50 then its server time; a label is two lines (the comparison,
+    order, each comparison's p50 then its server time (then, where work was added and the file
+    has it, its ready stage); a label is two lines (the comparison,
     then the statistic), so the plot keeps its width on a phone. The A/A control run in
     independent slices beside the twin one is left to the table: it measures the design, not
     a setting, and its label would squeeze the plot on a phone."""
@@ -93,8 +97,12 @@ def interval_rows(switchback: dict) -> list:
     for name in switchback["names"]:
         if name == switchback.get("aa_independent"):
             continue
-        for key, label, role in STATISTICS:
-            if switchback["comparisons"][name]["statistics"][key]["interval"] is not None:
+        found = switchback["comparisons"][name]
+        shown_statistics = STATISTICS
+        if found["kind"] == "added_work" and "ready" in found["statistics"]:
+            shown_statistics += (READY,)
+        for key, label, role in shown_statistics:
+            if found["statistics"][key]["interval"] is not None:
                 shown = comparison_label(name, switchback)
                 rows.append((f"{shown}<br>{label}", name, key, label, role))
     return rows
@@ -108,7 +116,7 @@ def intervals(switchback: dict) -> dict:
         return spec([], {}, {})
     labels = [row[0] for row in rows]
     traces, values = [], [0.0]
-    for _, statistic_label, role in STATISTICS:
+    for _, statistic_label, role in (*STATISTICS, READY):
         chosen = [row for row in rows if row[3] == statistic_label]
         x, y, texts, middle_x, middle_y = [], [], [], [], []
         for label, name, key, _, _ in chosen:

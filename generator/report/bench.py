@@ -497,7 +497,8 @@ def core_time_numbers(found: dict) -> dict:
 
 # --- switchback.json -------------------------------------------------------------------------
 
-ARM_KEYS = {"p50": "p50_us", "p99": "p99_us", "server": "server_us_p50"}
+ARM_KEYS = {"p50": "p50_us", "p99": "p99_us", "server": "server_us_p50", "ready": "ready_us_p50"}
+DELTA_OF = {"ready": "server"}  # the ready stage, where present in every run, takes the server's δ
 SHOWN_SLICES = (
     4  # as the build shows them (generator/arithmetic/bench_files.py); compared, not shared
 )
@@ -635,8 +636,11 @@ def pairs_numbers(pairs: list, all_runs: list, rule: dict) -> tuple[dict, list]:
             continue
         same = pair["arm_a"]["name"] == pair["arm_b"]["name"]
         kind = ("added_work" if pair["added_work_us_b"] else "aa") if same else "comparison"
-        by_statistic = {name: one_statistic(runs, key, rule["delta"][name])
-                        for name, key in ARM_KEYS.items()}  # fmt: skip
+        by_statistic = {
+            name: one_statistic(runs, key, rule["delta"][DELTA_OF.get(name, name)])
+            for name, key in ARM_KEYS.items()
+            if name not in DELTA_OF or all(key in run["arms"][arm] for run in runs for arm in "ab")
+        }
         entry = {
             "arm_a": pair["arm_a"]["name"],
             "arm_b": pair["arm_b"]["name"],
@@ -653,8 +657,10 @@ def pairs_numbers(pairs: list, all_runs: list, rule: dict) -> tuple[dict, list]:
             entry["swapped_runs"] = sum(1 for turned in swapped if turned is True)
             if kind == "aa":
                 entry["route_effect"] = {
-                    name: routes_read(by_statistic[name], swapped, rule["delta"][name])
-                    for name in ARM_KEYS
+                    name: routes_read(
+                        by_statistic[name], swapped, rule["delta"][DELTA_OF.get(name, name)]
+                    )
+                    for name in by_statistic
                 }
         waits = {}
         for arm in ("a", "b"):
