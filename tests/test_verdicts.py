@@ -23,6 +23,7 @@ from generator.charts import switchback as charts_switchback
 from generator.pages import render as pages
 from generator.reading import description
 from generator.reading.load import DataError
+from generator.report import bench as report_bench
 from generator.report import checks as report
 from generator.report import intervals as report_intervals
 from lab import design
@@ -264,7 +265,10 @@ def test_the_switchback_file_is_read_and_judged_run_by_run(switchback):
         comparison = switchback["comparisons"][name]
         runs = [run for run in found["runs"] if run["pair"] == name]
         assert comparison["runs"] == len(runs)
-        for short, key in bench_files.SWITCHBACK_STATISTICS.items():
+        recorded = {short: key for short, key in bench_files.SWITCHBACK_STATISTICS.items()
+                    if all(key in run["arms"][arm] for run in runs for arm in "ab")}  # fmt: skip
+        assert set(comparison["statistics"]) == set(recorded)  # the fixture predates `ready`
+        for short, key in recorded.items():
             entry = comparison["statistics"][short]
             d = [math.log(run["arms"]["b"][key] / run["arms"]["a"][key]) for run in runs]
             assert entry["d"] == pytest.approx(d)
@@ -308,6 +312,58 @@ def test_a_known_shift_is_recovered(tmp_path):
         if section["comparisons"][name]["kind"] == "added_work":
             server = section["comparisons"][name]["recovery"]["server"]
             assert server["recovered"] is (section["comparisons"][name]["added_work_us"] == 150)
+
+
+def test_the_ready_stage_and_the_spins_on_the_clock_are_read_where_every_run_records_them(
+    tmp_path,
+):
+    """Synthetic runs recording the ready stage: arm B's spins took 180 µs on the clock for
+    150 µs of CPU, and its ready stage is 180 µs longer than A's. The ready stage becomes a
+    statistic judged with the server time's δ; the recovery holds the clock's amount and not
+    the CPU's; the report recomputes the same."""
+    found = json.loads((BENCH / "switchback.json").read_text())
+    pairs = {pair["name"]: pair for pair in found["pairs"]}
+    rng = np.random.default_rng(5)
+    for run in found["runs"]:
+        added = pairs[run["pair"]]["added_work_us_b"]
+        level = 200.0 * math.exp(rng.normal(0, 0.01))
+        run["arms"]["a"]["ready_us_p50"] = level
+        run["arms"]["b"]["ready_us_p50"] = level + (180.0 if added == 150 else 0.0)
+        if added:
+            run["arms"]["b"]["added_work_spins"] = run["arms"]["b"]["answered"]
+            run["arms"]["b"]["added_work_wall_us_p50"] = 1.2 * added + rng.normal(0, 0.5)
+    (tmp_path / "switchback.json").write_text(json.dumps(found))
+    shutil.copy(BENCH / found["example"]["file"], tmp_path)
+    section = bench_files.section(tmp_path)["switchback"]
+    server_delta = found["rule"]["delta"]["server"]
+    for name in section["names"]:
+        comparison = section["comparisons"][name]
+        ready = comparison["statistics"]["ready"]
+        assert ready["interval"]["delta"] == pytest.approx(server_delta, rel=1e-3)
+        if comparison["kind"] != "added_work":
+            assert "added_work_wall" not in comparison
+            continue
+        wall = comparison["added_work_wall"]
+        assert wall["median_us"] == pytest.approx(1.2 * comparison["added_work_us"], abs=2)
+        assert wall["low_us"] <= wall["median_us"] <= wall["high_us"]
+        recovery = comparison["recovery"]["ready"]
+        if comparison["added_work_us"] == 150:
+            assert recovery["excludes_zero"] and not recovery["contains_added"]
+            assert recovery["contains_wall"] is (
+                ready["interval"]["low95_us"] <= wall["median_us"] <= ready["interval"]["high95_us"]
+            )
+        else:  # 50 µs of CPU, 60 on the clock, and no difference in the ready stage
+            assert not recovery["recovered"] and not recovery["recovered_wall"]
+    recomputed = report_bench.switchback_numbers(found, tmp_path)["comparisons"]
+    for name in section["names"]:
+        mine, theirs = recomputed[name], section["comparisons"][name]
+        assert (
+            mine["statistics"]["ready"]["interval"]["verdict"]
+            == (theirs["statistics"]["ready"]["interval"]["verdict"])
+        )
+        assert mine.get("recovery") == theirs.get("recovery")
+        if "added_work_wall" in theirs:
+            assert mine["added_work_wall"] == pytest.approx(theirs["added_work_wall"])
 
 
 def counterbalanced_copy(tmp_path: Path, route_b_costs: float, overshoot_us: float) -> dict:

@@ -390,14 +390,18 @@ def overshoot(runs: list, arm: str, max_wait_ms: float, path: Path) -> dict | No
     return found
 
 
-def recovery(statistics_found: dict, added_us: float) -> dict:
+def recovery(statistics_found: dict, added_us: float, wall_us: float | None = None) -> dict:
     """The known effect: per statistic, whether the 95% interval (in µs at A's level) contains
-    the added amount and excludes 0; recovered when both hold and the interval reaches 95%."""
+    the added amount and excludes 0; recovered when both hold and the interval reaches 95%.
+    With `wall_us` (the added work's median time on the clock, `added_wall`) the same again
+    for that amount: `contains_wall`, `recovered_wall`."""
     found = {}
     for name, entry in statistics_found.items():
         interval = entry["interval"]
         if interval is None or interval["low95_us"] is None or interval["high95_us"] is None:
             found[name] = {"contains_added": False, "excludes_zero": False, "recovered": False}
+            if wall_us is not None:
+                found[name].update(contains_wall=False, recovered_wall=False)
             continue
         low, high = interval["low95_us"], interval["high95_us"]
         contains, excludes = low <= added_us <= high, low > 0 or high < 0
@@ -406,7 +410,27 @@ def recovery(statistics_found: dict, added_us: float) -> dict:
             "excludes_zero": excludes,
             "recovered": contains and excludes and interval["reaches95"],
         }
+        if wall_us is not None:
+            on_clock = low <= wall_us <= high
+            found[name].update(
+                contains_wall=on_clock,
+                recovered_wall=on_clock and excludes and interval["reaches95"],
+            )
     return found
+
+
+def added_wall(runs: list, path: Path) -> dict | None:
+    """Arm B's added work as the core delivered it: the median over runs of each run's median
+    spin on the clock (µs), with the runs' lowest and highest; None when the file's runs do not
+    record it (before 2026-12-02's third benchmark)."""
+    key = "added_work_wall_us_p50"
+    if not all(key in run["arms"]["b"] for run in runs):
+        return None
+    per_run = [arm_value(run, "b", key, f"{path} runs[{run['_position']}]") for run in runs]
+    values = [value for value in per_run if value is not None]
+    if not values:
+        return None
+    return {"median_us": stats.median(values), "low_us": min(values), "high_us": max(values)}
 
 
 def slice_table(columns: dict, slices: int, slice_us: float) -> dict:
@@ -493,7 +517,11 @@ def pair_entry(pair: dict, of_pair: list, rule: dict, path: Path) -> dict:
         },
     }
     if kind == "added_work":
-        entry["recovery"] = recovery(entry["statistics"], entry["added_work_us"])
+        wall = added_wall(of_pair, path)
+        if wall is not None:
+            entry["added_work_wall"] = wall
+        on_clock = wall["median_us"] if wall else None
+        entry["recovery"] = recovery(entry["statistics"], entry["added_work_us"], on_clock)
     swapped = swapped_of(of_pair, path)
     if swapped is not None:
         entry["swapped_runs"] = sum(swapped)

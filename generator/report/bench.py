@@ -567,18 +567,36 @@ def overshoot_of(runs: list, arm: str, max_wait_ms: float) -> dict | None:
     return found
 
 
-def recovered(by_statistic: dict, added: float) -> dict:
+def recovered(by_statistic: dict, added: float, on_clock: float | None = None) -> dict:
     found = {}
     for name, entry in by_statistic.items():
         interval = entry["interval"] or {}
-        low, high = interval.get("low95_us", math.inf), interval.get("high95_us", -math.inf)
-        if not (math.isfinite(low) and math.isfinite(high)):
+        low, high = interval.get("low95_us"), interval.get("high95_us")
+        if low is None or high is None or not (math.isfinite(low) and math.isfinite(high)):
             found[name] = {"contains_added": False, "excludes_zero": False, "recovered": False}
+            if on_clock is not None:
+                found[name] |= {"contains_wall": False, "recovered_wall": False}
             continue
         inside, apart = low <= added <= high, not low <= 0 <= high
         found[name] = {"contains_added": inside, "excludes_zero": apart,
                        "recovered": inside and apart and interval["reaches95"]}  # fmt: skip
+        if on_clock is not None:
+            held = low <= on_clock <= high
+            found[name] |= {"contains_wall": held,
+                            "recovered_wall": held and apart and interval["reaches95"]}  # fmt: skip
     return found
+
+
+def spins_on_clock(runs: list) -> dict | None:
+    """Arm B's added work on the clock over the runs (median of the runs' medians, lowest,
+    highest), or None when a run does not record it."""
+    if any("added_work_wall_us_p50" not in run["arms"]["b"] for run in runs):
+        return None
+    walls = [run["arms"]["b"]["added_work_wall_us_p50"] for run in runs]
+    walls = [wall for wall in walls if wall is not None]
+    if not walls:
+        return None
+    return {"median_us": statistics.median(walls), "low_us": min(walls), "high_us": max(walls)}
 
 
 def example_numbers(found: dict, folder: Path) -> dict:
@@ -651,7 +669,11 @@ def pairs_numbers(pairs: list, all_runs: list, rule: dict) -> tuple[dict, list]:
             "statistics": by_statistic,
         }
         if kind == "added_work":
-            entry["recovery"] = recovered(by_statistic, entry["added_work_us"])
+            wall = spins_on_clock(runs)
+            if wall is not None:
+                entry["added_work_wall"] = wall
+            on_clock = wall["median_us"] if wall else None
+            entry["recovery"] = recovered(by_statistic, entry["added_work_us"], on_clock)
         if any("swap_routes" in run for run in runs):
             swapped = [run["swap_routes"] for run in runs]
             entry["swapped_runs"] = sum(1 for turned in swapped if turned is True)
