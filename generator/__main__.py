@@ -29,9 +29,11 @@ from generator.build import ROOT, SITE, site_sources
 # slices beside the twin one). Raised from 340,000 on 2026-12-02: full-20261202 (the third full
 # campaign) has 8 paired rounds where the first two had 5, so every cell's per-round arrays and
 # every paired comparison's differences are 8 long, and it adds its switchback runs' section
-# (10 KB): 414,823 bytes, 84,545 gzipped on the wire. tests/test_site_build.py holds the built
-# site to it.
-RESULTS_BUDGET = 420_000
+# (10 KB): 414,823 bytes, 84,545 gzipped on the wire. Raised from 420,000 on 2026-12-02: the
+# third switchback benchmark records each arm's ready stage, a fourth statistic of every
+# comparison with its per-run d (about 6 KB): 420,749 bytes. tests/test_site_build.py holds the
+# built site to it.
+RESULTS_BUDGET = 428_000
 
 
 def parse(argv) -> argparse.Namespace:

@@ -396,9 +396,10 @@ def test_the_benchmarks_quick_mode_writes_a_valid_json(tmp_path, lab_artifacts):
         assert set(run["arms"]) == {"a", "b"}
         for arm in run["arms"].values():
             spun = {"added_work_spins", "added_work_wall_us_p50"} & set(arm)
-            assert set(arm) - spun == {"requests", "answered", "p50_us", "p99_us",
-                                       "server_us_p50", "ready_us_p50", "batch_mean", "batches",
-                                       "batches_unfilled", "unfilled_first_wait_us_p50"}  # fmt: skip
+            assert set(arm) - spun == {
+                "requests", "answered", "p50_us", "p99_us", "server_us_p50", "ready_us_p50",
+                "batch_mean", "batches", "batches_unfilled", "unfilled_first_wait_us_p50",
+            }  # fmt: skip
             assert arm["requests"] > 0 and arm["answered"] == arm["requests"]
             assert arm["p50_us"] <= arm["p99_us"]
             assert 0 < arm["ready_us_p50"] < arm["server_us_p50"]

@@ -24,7 +24,7 @@ ARM_NAMES = ("A", "B")
 ARM_ROLES = ("s1", "s2")  # generator/charts/style.py
 STATISTICS = (("p50", "p50", "s1"), ("server", "server time", "s2"))  # key, label, role
 # the stage the added work lands in: drawn for the added-work comparisons when the file has it
-READY = ("ready", "ready stage", "s3")
+READY = ("ready", "ready stage", "s4")
 
 
 def thick_line(name: str, x: list, y: list, texts: list, role: str) -> dict:

@@ -50,24 +50,22 @@ lab does not import the generator). Keys:
 - `pairs`: each comparison, `name`, `arm_a`, `arm_b` (setting records), `added_work_us_b`, and
   `runs` (how many it was given);
 - `runs`: in the order run, each: `pair` (its name), `index` (all pairs of one index met the
-  same arrivals), `seed` (of the arrivals), `first_arm` (`a` or `b`), `swap_routes` (true:
-  route a served arm B and route b arm A, drawn per run; absent in files from before
-  2026-12-02, whose runs all had routes a -> A, b -> B), `slices`, `arms`: for
-  `a` and `b`, `requests` (scheduled in its slices), `answered` (status 200), `p50_us`,
-  `p99_us` (latency from the scheduled arrival, nearest rank, a request not answered with 200
-  counting as infinitely late: null when the percentile falls on one), `server_us_p50` (median
-  of ready + queued + model from Server-Timing, answered requests), `ready_us_p50` (median of
-  the `ready` stage alone, where added work lands; absent before 2026-12-02's third benchmark),
-  `batch_mean` (mean rows per model call its answers were scored in), `batches`,
-  `batches_unfilled` and
+  same arrivals), `seed` (of the arrivals), `first_arm` (`a` or `b`), `swap_routes` (true: route
+  a served arm B and route b arm A, drawn per run; absent in files from before 2026-12-02, whose
+  runs all had routes a -> A, b -> B), `slices`, `arms`: for `a` and `b`, `requests` (scheduled
+  in its slices), `answered` (status 200), `p50_us`, `p99_us` (latency from the scheduled
+  arrival, nearest rank, a request not answered with 200 counting as infinitely late: null when
+  the percentile falls on one), `server_us_p50` (median of ready + queued + model from
+  Server-Timing, answered requests), `ready_us_p50` (median of the `ready` stage alone, where
+  added work lands; absent before 2026-12-02's third benchmark), `batch_mean` (mean rows per
+  model call its answers were scored in), `batches`, `batches_unfilled` and
   `unfilled_first_wait_us_p50` (the arm's micro-batcher's batches after the window, those
-  smaller than its B, and their median first wait: minus W, the overshoot; 0 batches for
-  batcher none; absent before 2026-12-02); on an arm with added work, `added_work_spins` and
+  smaller than its B, and their median first wait: minus W, the overshoot; 0 batches for batcher
+  none; absent before 2026-12-02); on an arm with added work, `added_work_spins` and
   `added_work_wall_us_p50` (how many spins the service made in the run and their median wall
-  time, the added amount as the core delivered it; from 2026-12-02's third benchmark);
-  `client`: `cpu_us_per_request`, `dispatch_lag_us_p99`, `never_answered`, `non_200`,
-  `answers_compared`, `answers_differing` (every answer checked to the bit); `others_share`
-  (the share of the core
+  time, the added amount as the core delivered it; from 2026-12-02's third benchmark); `client`:
+  `cpu_us_per_request`, `dispatch_lag_us_p99`, `never_answered`, `non_200`, `answers_compared`,
+  `answers_differing` (every answer checked to the bit); `others_share` (the share of the core
   anything else took during the run); `load_before`, `load_after` (`loadavg1`, `idle_share`,
   `steal_share` of the core); `probe_before`, `probe_after` (the --probe's results, or null).
 
@@ -80,8 +78,8 @@ lab does not import the generator). Keys:
 d = ln(statistic of B) − ln(statistic of A) per run for p50, p99, server_us_p50 and
 ready_us_p50 is printed at the end with its median and SD over runs per comparison, as a first
 look only.
-About 32 minutes with the defaults (180 runs of about 10.3 s after three closed loops for S, as
-the run of 2026-12-02 05:59-06:31 took).
+About 33 minutes with the defaults (180 runs of about 11 s after three closed loops for S, as
+the run of 2026-12-02 11:55-12:28 took at S = 691).
 """
 
 import argparse
