@@ -79,7 +79,8 @@ d = ln(statistic of B) − ln(statistic of A) per run for p50, p99, server_us_p5
 ready_us_p50 is printed at the end with its median and SD over runs per comparison, as a first
 look only.
 About 33 minutes with the defaults (180 runs of about 11 s after three closed loops for S, as
-the run of 2026-12-02 11:55-12:28 took at S = 691).
+the run of 2026-12-02 11:55-12:28 took at S = 691); `--runs 60` about 41 minutes (220 runs,
+2026-12-02 12:36-13:17 at S = 484).
 """
 
 import argparse

@@ -35,9 +35,11 @@ The added work stays with arm B, whichever route serves it.
 Added work (`added_work_us_b`, `--added-work-us-b N`): FOR THE CALIBRATION CHECK ONLY, the
 known-effect runs of issue 28 (item 5), never in the campaign design's comparisons. Arm B's
 feature lookup first spins (a busy loop, not a sleep) until the thread's own CPU time has
-advanced N µs, so every arm B request costs exactly N µs more of the core inside the handler,
+advanced N µs, so every arm B request does exactly N µs more CPU work inside the handler,
 within its Server-Timing `ready` stage, however often the spin is preempted; a switchback run
-must recover that known amount. The arm's GET .../batches adds `added_work`: `spins`,
+must recover that known amount. (On a real core the request pays a little more than N: the
+spin is stretched on the clock while others run, and the steps after it run slower; the third
+switchback benchmark of 2026-12-02 measured both.) The arm's GET .../batches adds `added_work`: `spins`,
 `cpu_us` (N) and `wall_us_p50`, the median wall time of its spins (from 2026-12-02's third
 benchmark), which a preempted spin stretches beyond N.
 """
