@@ -110,8 +110,9 @@ def write_core_time(folder: Path, rounds: int = 2, window_s: float = 6.0, **made
 
 
 def ceiling_runs(pairs: int, seed: int = 33) -> list[dict]:
-    """Made-up side-by-side runs whose none at 0.5 × S records its model call: a share of
-    60 to 75% of an answer's core time at that pair's S."""
+    """Made-up side-by-side runs whose none at 0.5 × S records its model call, and whose new
+    closed loop of none its model stage: each a share of 60 to 75% of an answer's core time at
+    that pair's S."""
     rng = np.random.default_rng(seed)
     runs = made_up_runs(pairs, seed)
     for run in runs:
@@ -120,6 +121,9 @@ def ceiling_runs(pairs: int, seed: int = 33) -> list[dict]:
                               and r["setting"] == "none" and r["version"] == run["version"]
                               and r["pair"] == run["pair"])  # fmt: skip
             run["model_us_p50"] = float(rng.uniform(0.6, 0.75)) * 1e6 / saturation
+        if run["kind"] == "closed" and run["setting"] == "none" and run["version"] == "new":
+            # the new client reports the model stage of the answers that measure S
+            run["model_us_p50"] = float(rng.uniform(0.6, 0.75)) * 1e6 / run["throughput"]
     return runs
 
 
@@ -351,7 +355,11 @@ def test_the_ceiling_is_shown_old_next_to_new_with_its_target(built):
         assert close(shown["summary"][measure], summary[measure])
     assert shown["saturation_S"] == found["saturation_S_reference"]
     assert shown["saturation_loops"] == found["saturation_loops_throughput"]
+    assert shown["model_share_in_closed_loop"] == {"old": False, "new": True}
     page = handler_page(results)
+    said = " ".join(page.split())
+    assert "both from the same answers of one closed loop in each pair" in said
+    assert "the old service's client did not report the model's time" in said
     share = summary["best_batched_share_of_ceiling"]
     target = bench_batcher.TARGETS["best_batched_share_of_ceiling"]
     row = (
@@ -488,9 +496,12 @@ def test_the_ceiling_recomputed_is_s_over_one_minus_the_model_share(built):
         values = []
         for pair in range(found["pairs"]):
             chosen = [r for r in found["runs"] if r["version"] == version and r["pair"] == pair]
-            model = next(r["model_us_p50"] for r in chosen if r.get("model_us_p50") is not None)
-            s = next(r["throughput"] for r in chosen if r["kind"] == "closed"
-                     and r["setting"] == "none")  # fmt: skip
+            closed = next(r for r in chosen if r["kind"] == "closed" and r["setting"] == "none")
+            s = closed["throughput"]
+            model = closed.get("model_us_p50")  # the same answers as S, when reported
+            if model is None:
+                model = next(r["model_us_p50"] for r in chosen if r["kind"] == "open"
+                             and r["setting"] == "none" and r["rate_multiple"] == 0.5)  # fmt: skip
             values.append(1 / (1 - model * s / 1e6))
         assert shown[version]["per_pair"] == pytest.approx(values, rel=1e-4)
         assert shown[version]["median"] == pytest.approx(statistics.median(values), rel=1e-4)

@@ -298,6 +298,26 @@ def test_batcher_json_missing_a_measure_is_named(bench_copy, tmp_path):
         build(tmp_path / "out", bench_copy)
 
 
+def test_the_ceiling_takes_the_model_share_from_nones_closed_loop_when_it_reported_it():
+    """None's closed loop reported its model stage (new client), so its share comes from the
+    same answers as S, not from the open loop at 0.5 × S; the old client's closed loop did not
+    report it, so the old version keeps the open loop's."""
+    runs = made_up_runs(2)
+    for run in runs:
+        if run["kind"] == "open" and run["setting"] == "none" and run["rate_multiple"] == 0.5:
+            run["model_us_p50"] = 100.0
+        if run["kind"] == "closed" and run["setting"] == "none" and run["version"] == "new":
+            run["model_us_p50"] = 150.0
+    summary = bench_batcher.summarize(runs, 2)
+    found = bench_batcher.Found(runs, 2)
+    for pair in (0, 1):
+        for version, model_us in (("new", 150.0), ("old", 100.0)):
+            s_closed = found.value(version, pair, "throughput", kind="closed", setting="none")
+            ceiling = 1 / (1 - model_us * s_closed / 1e6)
+            shown = summary["ceiling_over_none"][version]["per_pair"][pair]
+            assert shown == pytest.approx(ceiling)
+
+
 def test_the_ceiling_is_measured_in_each_pair_and_the_best_batched_set_against_it():
     runs = made_up_runs(2)
     for run in runs:

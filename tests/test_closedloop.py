@@ -41,6 +41,16 @@ def test_positive_throughput_from_answers_in_the_counted_window(saturation):
     assert np.all(columns["status"] == 200)
 
 
+def test_the_model_time_per_answer_comes_from_the_same_answers(saturation):
+    """The model stage of the counted answers (the batching ceiling's share, issue 33): a real
+    part of each answer's time, shorter than its latency, and no longer than the whole core
+    time one answer has at that throughput (16 connections keep the core busy)."""
+    columns, stats = saturation
+    model_us = stats["model_us_p50"]
+    assert model_us is not None and 0 < model_us < np.median(columns["latency_us"])
+    assert model_us * stats["throughput"] / 1e6 < 1  # a share of the core, below all of it
+
+
 def test_only_the_counted_window_counts(saturation):
     columns, stats = saturation
     done_us = columns["done_us"]

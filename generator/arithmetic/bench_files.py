@@ -272,10 +272,22 @@ def ceiling(path: Path) -> dict:
         "saturation_S": need(found, "saturation_S_reference", path),
         "summary": shown,
         "load": load_range(runs, others),
+        # per version: whether none's closed loops reported their model stage, so the share
+        # came from the same answers as S (lab/bench/batcher.py `ceiling_over_none`)
+        "model_share_in_closed_loop": {
+            version: model_in_closed_loop(runs, version) for version in VERSIONS
+        },
     }
     if found.get("saturation_loops_throughput") is not None:  # S measured on the day
         found_shown["saturation_loops"] = found["saturation_loops_throughput"]
     return found_shown
+
+
+def model_in_closed_loop(runs: list, version: str) -> bool:
+    """Whether every closed loop of `none` of `version` reported its model stage."""
+    closed = [run for run in runs if run.get("version") == version
+              and run.get("kind") == "closed" and run.get("setting") == "none"]  # fmt: skip
+    return bool(closed) and all(run.get("model_us_p50") is not None for run in closed)
 
 
 def core_time(path: Path) -> dict:

@@ -25,7 +25,8 @@
   service cut and the part that rose most; the client's split, the kept-up rounds,
   the answers that differed and the new service's collector (thresholds, frozen, collections);
 - ceiling.json (issue 33, batcher.json's format): per pair the ceiling S ÷ (1 − none's model
-  share) from none's model call at 0.5 × S and its closed loop, the best batched ÷ none at
+  share) from none's closed loop (its S, and its model stage when its client reported it, else
+  none's model stage at 0.5 × S), the best batched ÷ none at
   2.5 × S and its share of the ceiling (target, met, stretch met), B=32 W=0's kept-up pairs
   at 2.5 × S, the answers checked and S's loops.
 
@@ -316,17 +317,20 @@ def batcher_numbers(found: dict) -> dict:
 
 def ceiling_numbers(found: dict) -> dict:
     """The ceiling run (batcher.json's format): per pair the ceiling S ÷ (1 − none's model
-    share), that share being none's model call at 0.5 × S (its run's Server-Timing median) ×
-    S (none's closed loop, answers per second), as a multiple of S; the best batched ÷ none at
+    share), that share being none's model stage (a Server-Timing median: of none's closed loop
+    itself when its client reported it, else of none's open loop at 0.5 × S) × S (none's
+    closed loop, answers per second), as a multiple of S; the best batched ÷ none at
     2.5 × S and its share of the ceiling, with the target; B=32 W=0's kept-up pairs at 2.5 × S."""
     runs, pairs = found["runs"], found["pairs"]
     opened = [run for run in runs if run.get("kind") == "open"]
     target = found["summary"]["best_batched_share_of_ceiling"].get("target")
 
     def ceiling(version, pair):
-        model_us = open_value(opened, version, pair, "none", 0.5, "model_us_p50")
-        closed = value_of(runs, "throughput", version=version, pair=pair, kind="closed",
-                          setting="none")  # fmt: skip
+        where = {"version": version, "pair": pair, "kind": "closed", "setting": "none"}
+        closed = value_of(runs, "throughput", **where)
+        model_us = value_of(runs, "model_us_p50", **where)  # the same answers as S, from 12-02
+        if model_us is None:  # an older client's closed loop: none's open loop at 0.5 × S
+            model_us = open_value(opened, version, pair, "none", 0.5, "model_us_p50")
         if model_us is None or not closed:
             return None
         share = model_us / 1e6 * closed

@@ -172,6 +172,7 @@ class Bench:
             stats = version.closedloop(service.port, self.window_s, conns, self.cpu)
         found.update(
             throughput=stats["throughput"],
+            model_us_p50=stats.get("model_us_p50"),  # a client from before 2026-12-02: None
             connections=conns,
             client_cpu_us_per_request=stats.get("client_cpu_us_per_request"),
             core_watch=watch.found,
@@ -253,11 +254,15 @@ class Found:
 
     def ceiling_over_none(self, version: str, pair: int) -> float | None:
         """The most a batcher can answer, as a multiple of none's S: S ÷ (1 − the model call's
-        share of an answer's core time), the share being none's model call at 0.5 × S (its
-        median, Server-Timing) × S (the closed loop's), as generator/arithmetic/figures.py."""
-        model_us = self.value(version, pair, "model_us_p50", kind="open", setting="none",
-                              rate_multiple=0.5)  # fmt: skip
+        share of an answer's core time), the share being none's model stage (its median,
+        Server-Timing) × S, as generator/arithmetic/figures.py. Both from none's closed loop,
+        the same answers (from 2026-12-02); a client that does not report the model stage
+        (an older version's) leaves it to none's open loop at 0.5 × S."""
         saturation = self.value(version, pair, "throughput", kind="closed", setting="none")
+        model_us = self.value(version, pair, "model_us_p50", kind="closed", setting="none")
+        if model_us is None:
+            model_us = self.value(version, pair, "model_us_p50", kind="open", setting="none",
+                                  rate_multiple=0.5)  # fmt: skip
         if model_us is None or not saturation:
             return None
         share = model_us * saturation / 1e6

@@ -7,7 +7,10 @@ first `warmup_s` seconds are not counted; only answers completed inside the next
 `counted_s` seconds count. throughput = answers with status 200 in the counted window /
 counted_s. Connections stop sending at the end of the counted window, and the answers still
 owed then are awaited (and not counted). A connection closed under the client raises
-`PeerClosed`. Columns and meta: data/README.md. Tested by tests/test_closedloop.py.
+`PeerClosed`. Its stats also give `model_us_p50`, the median Server-Timing `model` stage of
+the counted answers (null when the service sent none): with S from the same answers, the
+model's share of an answer's core time at S (the batching ceiling, issue 33). Columns and
+meta: data/README.md. Tested by tests/test_closedloop.py.
 """
 
 import argparse
@@ -21,6 +24,7 @@ import numpy as np
 from lab.load import httpclient
 from lab.load.client_cli import run_client
 from lab.model import artifacts
+from lab.service.server_timing import server_timing_moments
 
 NS_PER_S = 1_000_000_000
 # The longest wait, after the counted window, for the answers still owed.
@@ -38,6 +42,7 @@ class ClosedLoop:
         self.done_ns: list[int] = []
         self.latency_ns: list[int] = []
         self.status: list[int] = []
+        self.timing: list[bytes] = []  # each counted answer's Server-Timing, parsed after
         self.outstanding = 0
         self.answers_total = 0  # warm-up and tail included, for the client's CPU per answer
         self.finished: asyncio.Future = asyncio.get_running_loop().create_future()
@@ -60,6 +65,7 @@ class ClosedLoop:
             self.done_ns.append(done_ns)
             self.latency_ns.append(done_ns - connection.sent_ns)
             self.status.append(status)
+            self.timing.append(timing)
         if done_ns < self.counted_end_ns:
             self.send_next(connection)
             return
@@ -130,6 +136,10 @@ def run_closed_loop(
         "status": status,
     }
     answers = int(np.count_nonzero(status == 200))
+    # the model's time per answer at S, from the same answers that measure S (issue 33: the
+    # batching ceiling measured in the same run); 0 from a service that sends no Server-Timing
+    answered = zip(run.timing, run.status, strict=True)
+    model_us = [server_timing_moments(value)[2] for value, code in answered if code == 200]
     cpu_s = cpu_ns / NS_PER_S
     stats = {
         "throughput": answers / counted_s,
@@ -140,6 +150,7 @@ def run_closed_loop(
         "warmup_s": warmup_s,
         "counted_s": counted_s,
         "latency_us_p50": float(np.percentile(columns["latency_us"], 50)) if answers else 0.0,
+        "model_us_p50": float(np.median(model_us)) if answers and any(model_us) else None,
         "client_cpu_s": round(cpu_s, 6),
         "client_cpu_us_per_request": round(cpu_s * 1e6 / max(run.answers_total, 1), 3),
         "event_loop": httpclient.event_loop_name(),
