@@ -39,9 +39,9 @@ advanced N µs, so every arm B request does exactly N µs more CPU work inside t
 within its Server-Timing `ready` stage, however often the spin is preempted; a switchback run
 must recover that known amount. (On a real core the request pays a little more than N: the
 spin is stretched on the clock while others run, and the steps after it run slower; the third
-switchback benchmark of 2026-12-02 measured both.) The arm's GET .../batches adds `added_work`: `spins`,
-`cpu_us` (N) and `wall_us_p50`, the median wall time of its spins (from 2026-12-02's third
-benchmark), which a preempted spin stretches beyond N.
+switchback benchmark of 2026-12-02 measured both.) The arm's GET .../batches adds
+`added_work`: `spins`, `cpu_us` (N) and `wall_us_p50`, the median wall time of its spins (from
+2026-12-02's third benchmark), which a preempted spin stretches beyond N.
 """
 
 import json
