@@ -315,6 +315,13 @@ def batcher_numbers(found: dict) -> dict:
 # --- ceiling.json (issue 33) ------------------------------------------------------------------
 
 
+def closed_loop_reported_model(runs: list, version: str) -> bool:
+    """Every closed loop of none of `version` gave its answers' model stage."""
+    closed = [run for run in runs if (run.get("kind"), run.get("setting"), run.get("version"))
+              == ("closed", "none", version)]  # fmt: skip
+    return bool(closed) and all(run.get("model_us_p50") is not None for run in closed)
+
+
 def ceiling_numbers(found: dict) -> dict:
     """The ceiling run (batcher.json's format): per pair the ceiling S ÷ (1 − none's model
     share), that share being none's model stage (a Server-Timing median: of none's closed loop
@@ -363,6 +370,9 @@ def ceiling_numbers(found: dict) -> dict:
         "saturation_S": found["saturation_S_reference"],
         "summary": summary,
         "load": load_of(runs, others_of(runs)),
+        "model_share_in_closed_loop": {
+            version: closed_loop_reported_model(runs, version) for version in ("old", "new")
+        },
     }
     loops = found.get("saturation_loops_throughput")
     if loops is not None:
