@@ -127,8 +127,8 @@ CONTROLS = (
 # The A/A control in independent slices too (the design before twin slices), side by side
 # with the twin one in the same run: what the twins save, measured.
 INDEPENDENT_AA = Switchback(NONE, NONE)
-STATISTICS = {"p50_us": "p50", "p99_us": "p99", "server_us_p50": "server",
-              "ready_us_p50": "ready"}  # fmt: skip  # key: short name
+# key of an arm's value: its short name
+STATISTICS = {"p50_us": "p50", "p99_us": "p99", "server_us_p50": "server", "ready_us_p50": "ready"}
 QUICK = {"runs": 2, "aa_runs": 2, "added_work_runs": 2, "independent_aa_runs": 2,
          "window_s": 2.0}  # fmt: skip
 FULL = {"runs": 40, "aa_runs": 40, "added_work_runs": 20, "independent_aa_runs": 20,

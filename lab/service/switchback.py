@@ -45,6 +45,7 @@ switchback benchmark of 2026-12-02 measured both.) The arm's GET .../batches add
 """
 
 import json
+import statistics
 import time
 from collections import deque
 from contextlib import asynccontextmanager
@@ -97,15 +98,11 @@ class StoreWithAddedWork:
     def summary(self) -> dict:
         """The spins so far: how many, the CPU each was asked for and their median wall
         time (µs; null before the first)."""
-        walls = sorted(self.spins_wall_ns)
-        middle = len(walls) // 2
-        median_ns = None
-        if walls:
-            median_ns = walls[middle] if len(walls) % 2 else (walls[middle - 1] + walls[middle]) / 2
+        walls = self.spins_wall_ns
         return {
             "spins": len(walls),
             "cpu_us": self.added_work_us,
-            "wall_us_p50": None if median_ns is None else median_ns / 1000,
+            "wall_us_p50": statistics.median(walls) / 1000 if walls else None,
         }
 
 
