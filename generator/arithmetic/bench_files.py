@@ -616,6 +616,8 @@ def switchback(path: Path) -> dict:
     loops = (found.get("saturation_measured") or {}).get("loops_throughput")
     if loops is not None:  # S the median of several closed loops (from 2026-12-02)
         shown["saturation_loops"] = loops
+    if "added_work_spin" in found:  # how the added work spun (from 2026-12-02's fifth bench)
+        shown["added_work_spin"] = found["added_work_spin"]
     aa, independent = aa_names(names, comparisons)
     if aa:
         shown["aa"] = aa

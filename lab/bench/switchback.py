@@ -19,8 +19,8 @@ before it, so both arms of a run meet the same traffic. The runs:
   B=1's cost, the W = 1 ms wait's cost);
 - `none vs none, twin slices`, an A/A control (--aa-runs), and `none vs none +50 µs, twin
   slices`, `none vs none +150 µs, twin slices`, A/A with arm B's handler spinning that many µs
-  of its thread's CPU per request (the service's --added-work-us-b, which exists for this
-  calibration check only), --added-work-runs each;
+  per request (the service's --added-work-us-b, which exists for this calibration check only;
+  how it spins is the file's `added_work_spin`), --added-work-runs each;
 - `none vs none`, the A/A control in independent slices (--independent-aa-runs), so the file
   shows what twin slices save, side by side.
 
@@ -46,7 +46,9 @@ lab does not import the generator). Keys:
 - `saturation_S` (answers per second), `saturation_measured` (the median closed loop's stats,
   with `loops_throughput`, every loop's S in order (from 2026-12-02; one loop before), or null
   when --saturation gave S), `rate_multiple`, `arrival_rate` (per second), `window_s`,
-  `slice_s`, `drain_s`;
+  `slice_s`, `drain_s`; `added_work_spin`, how arm B's added work spins (lab/service/switchback.py
+  `SPIN`; absent before 2026-12-02's fifth benchmark: until then the spins ran to a thread-CPU
+  deadline, before the row lookup);
 - `pairs`: each comparison, `name`, `arm_a`, `arm_b` (setting records), `added_work_us_b`, and
   `runs` (how many it was given);
 - `runs`: in the order run, each: `pair` (its name), `index` (all pairs of one index met the
@@ -108,6 +110,7 @@ from lab.paths import DATA
 from lab.rawformat import codec
 from lab.service.arms import ARMS
 from lab.service.launcher import Launcher
+from lab.service.switchback import SPIN
 from lab.servicespec import ServiceSpec
 
 OUT = DATA / "bench" / "switchback.json"
@@ -384,6 +387,7 @@ def run_bench(cpu=1, runs=40, aa_runs=40, added_work_runs=20, window_s=8.0, rate
         "rule": told_apart(),
         "saturation_S": saturation,
         "saturation_measured": measured,
+        "added_work_spin": SPIN,
         **bench.options,
         "pairs": [{**pair.as_dict(), "runs": count} for pair, count in counts.items()],
         "runs": done,

@@ -34,14 +34,18 @@ The added work stays with arm B, whichever route serves it.
 
 Added work (`added_work_us_b`, `--added-work-us-b N`): FOR THE CALIBRATION CHECK ONLY, the
 known-effect runs of issue 28 (item 5), never in the campaign design's comparisons. Arm B's
-feature lookup first spins (a busy loop, not a sleep) until the thread's own CPU time has
-advanced N µs, so every arm B request does exactly N µs more CPU work inside the handler,
-within its Server-Timing `ready` stage, however often the spin is preempted; a switchback run
-must recover that known amount. (On a real core the request pays a little more than N: the
-spin is stretched on the clock while others run, and the steps after it run slower; the third
-switchback benchmark of 2026-12-02 measured both.) The arm's GET .../batches adds
-`added_work`: `spins`, `cpu_us` (N) and `wall_us_p50`, the median wall time of its spins (from
-2026-12-02's third benchmark), which a preempted spin stretches beyond N.
+feature lookup, once it has the row, spins (a busy loop on the core, not a sleep) until N µs
+have passed on the clock, so every arm B request's Server-Timing `ready` stage holds exactly N
+µs more, and a switchback run must recover that known amount. Why the clock and why last
+(`SPIN`, from 2026-12-02's fifth benchmark): a spin to a thread-CPU deadline is stretched on
+the clock whenever the client or the model's thread takes the core, so the request met more
+than N; and any spin leaves the code right after it a few µs slower (a pilot apart from the
+service measured 2-15 µs, with or without system calls in the loop:
+data/bench/pilots/2026-12-02-spin-kinds/), so a spin before the lookup made the lookup slower
+too. Spun last, to the clock, the stage's extra time is the spin's own, and whatever it costs
+afterwards falls outside the stage (in the model call). The arm's GET .../batches adds
+`added_work`: `spins`, `added_us` (N), `spin` (SPIN) and `wall_us_p50`, the median time of
+its spins on the clock.
 """
 
 import json
@@ -64,23 +68,23 @@ from lab.service.batcher import KEEP_BATCHES, MicroBatcher
 from lab.service.openapi import predict_openapi, status_openapi
 from lab.servicespec import Setting
 
+SPIN = "to the clock, after the row lookup"
+
 
 def spin(microseconds: float) -> None:
-    """Busy-wait until this thread has used `microseconds` more of the CPU: CPU work, not a
-    sleep, and the same amount of it whether or not the client preempts the spin (until
-    2026-12-02 the spin ran to a `perf_counter` deadline, so a preempted spin did less work).
-    For the calibration check only; see the module's docstring."""
-    end = time.thread_time_ns() + round(microseconds * 1000)
-    while time.thread_time_ns() < end:
+    """Busy-wait until `microseconds` have passed on the clock: work on the core, not a
+    sleep. `perf_counter_ns` reads the clock through the vDSO, without a system call per
+    turn. (Until 2026-12-02's fifth benchmark the spin ran to a thread-CPU deadline, before
+    the lookup; see the module's docstring.) For the calibration check only."""
+    end = time.perf_counter_ns() + round(microseconds * 1000)
+    while time.perf_counter_ns() < end:
         pass
 
 
 class StoreWithAddedWork:
-    """A feature store whose every one-row lookup first spins `added_work_us` (calibration
-    check only): the work lands inside the handler, in its `ready` stage. Each spin's wall
-    time is kept (the last `KEEP_SPINS`): on a core shared with the client and the model's
-    thread, N µs of the thread's CPU take longer than N µs on the clock, and that longer time
-    is what the arm's requests actually meet."""
+    """A feature store whose every one-row lookup, once it has the row, spins `added_work_us`
+    on the clock (calibration check only): the work ends the handler's `ready` stage. Each
+    spin's time on the clock is kept (the last `KEEP_SPINS`), to show it is the amount asked."""
 
     KEEP_SPINS = 100_000
 
@@ -90,18 +94,20 @@ class StoreWithAddedWork:
         self.spins_wall_ns: deque[int] = deque(maxlen=self.KEEP_SPINS)
 
     def row(self, customer_id: int):
+        row = self.store.row(customer_id)
         start = time.perf_counter_ns()
         spin(self.added_work_us)
         self.spins_wall_ns.append(time.perf_counter_ns() - start)
-        return self.store.row(customer_id)
+        return row
 
     def summary(self) -> dict:
-        """The spins so far: how many, the CPU each was asked for and their median wall
-        time (µs; null before the first)."""
+        """The spins so far: how many, the amount each was asked for, how it spun and their
+        median time on the clock (µs; null before the first)."""
         walls = self.spins_wall_ns
         return {
             "spins": len(walls),
-            "cpu_us": self.added_work_us,
+            "added_us": self.added_work_us,
+            "spin": SPIN,
             "wall_us_p50": statistics.median(walls) / 1000 if walls else None,
         }
 
