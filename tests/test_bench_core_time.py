@@ -381,6 +381,45 @@ def test_the_ceiling_is_shown_old_next_to_new_with_its_target(built):
     assert f"| the ceiling (× S) | {old} → {new} |" in page
 
 
+def test_the_best_batched_is_also_divided_by_s_the_ceilings_own_unit(built):
+    """none's own answers at 2.5 × S fall below S when it is swamped, so the generator also
+    divides the best batched by S (none's closed loop in the pair), and takes that ÷ the
+    ceiling: recomputed here from the runs, pair by pair."""
+    folder, results = built
+    runs = json.loads((folder / "ceiling.json").read_text())["runs"]
+    shown = results["bench"]["ceiling"]["over_saturation"]
+
+    def one(version, pair, key, **where):
+        (run,) = [r for r in runs if r["version"] == version and r["pair"] == pair
+                  and all(r.get(k) == v for k, v in where.items())]  # fmt: skip
+        return run[key]
+
+    medians = {}
+    for version in ("old", "new"):
+        over_s, of_ceiling = [], []
+        for pair in range(5):
+            s = one(version, pair, "throughput", kind="closed", setting="none")
+            model_us = one(version, pair, "model_us_p50", kind="closed", setting="none") or one(
+                version, pair, "model_us_p50", kind="open", setting="none", rate_multiple=0.5
+            )
+            best = max(one(version, pair, "throughput", kind="open", setting=name,
+                           rate_multiple=2.5) for name in ("B=32 W=0", "B=128 W=0"))  # fmt: skip
+            over_s.append(best / s)
+            of_ceiling.append(best / s * (1 - model_us * s / 1e6))
+        assert shown["best_batched_over_s_at_2.5"][version]["per_pair"] == pytest.approx(
+            over_s, rel=1e-4)  # fmt: skip
+        assert shown["share_of_ceiling"][version]["per_pair"] == pytest.approx(
+            of_ceiling, rel=1e-4)  # fmt: skip
+        medians[version] = (statistics.median(over_s), statistics.median(of_ceiling))
+    page = handler_page(results)
+    (old_s, old_share), (new_s, new_share) = medians["old"], medians["new"]
+    assert (f"| best batched at 2.5 × S ÷ S (none's closed loop) | {pages.num(old_s, 2)} → "
+            f"{pages.num(new_s, 2)} | | |") in page  # fmt: skip
+    said = " ".join(page.split())
+    new_old = f"{pages.num(new_share, 2)} of the ceiling (the old: {pages.num(old_share, 2)})"
+    assert f"which is {new_old}" in said
+
+
 BROKEN_CEILING = {
     "the share of the ceiling missing": (
         lambda f: f["summary"].pop("best_batched_share_of_ceiling"),

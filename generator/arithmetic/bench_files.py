@@ -280,7 +280,44 @@ def ceiling(path: Path) -> dict:
     }
     if found.get("saturation_loops_throughput") is not None:  # S measured on the day
         found_shown["saturation_loops"] = found["saturation_loops_throughput"]
+    found_shown["over_saturation"] = over_saturation(runs, found_shown["pairs"])
     return found_shown
+
+
+def over_saturation(runs: list, pairs: int) -> dict:
+    """The best batched answers per second at 2.5 × S ÷ none's S in the same pair (its closed
+    loop: the ceiling's own unit), and that ÷ the pair's ceiling. The file's summary divides
+    by none's own answers at 2.5 × S instead, which fall below S when none is swamped, so its
+    share of the ceiling can pass 1 for that reason alone. Per version: per pair (a pair
+    without every value left out) and the median."""
+
+    def value(key: str, **where):
+        chosen = [run for run in runs if all(run.get(k) == v for k, v in where.items())]
+        return chosen[0].get(key) if chosen else None
+
+    found: dict = {"best_batched_over_s_at_2.5": {}, "share_of_ceiling": {}}
+    for version in VERSIONS:
+        bests, shares = [], []
+        for pair in range(pairs):
+            where = {"version": version, "pair": pair}
+            saturation = value("throughput", kind="closed", setting="none", **where)
+            model_us = value("model_us_p50", kind="closed", setting="none", **where)
+            if model_us is None:  # an older client: none's open loop at 0.5 × S
+                model_us = value("model_us_p50", kind="open", setting="none", rate_multiple=0.5,
+                                 **where)  # fmt: skip
+            batched = [value("throughput", kind="open", setting=name, rate_multiple=2.5, **where)
+                       for name in ("B=32 W=0", "B=128 W=0")]  # fmt: skip
+            if not saturation or None in batched:
+                continue
+            best = max(batched) / saturation
+            bests.append(best)
+            share = model_us * saturation / 1e6 if model_us is not None else None
+            if share is not None and 0 < share < 1:
+                shares.append(best * (1 - share))  # best ÷ (1 ÷ (1 − share))
+        for key, values in (("best_batched_over_s_at_2.5", bests), ("share_of_ceiling", shares)):
+            found[key][version] = {"per_pair": values,
+                                   "median": stats.median(values) if values else None}  # fmt: skip
+    return found
 
 
 def model_in_closed_loop(runs: list, version: str) -> bool:

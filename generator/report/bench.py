@@ -374,6 +374,26 @@ def ceiling_numbers(found: dict) -> dict:
             version: closed_loop_reported_model(runs, version) for version in ("old", "new")
         },
     }
+    mine["over_saturation"] = {"best_batched_over_s_at_2.5": {}, "share_of_ceiling": {}}
+    for version in ("old", "new"):
+        over_s, of_ceiling = [], []
+        for pair in range(pairs):
+            where = {"version": version, "pair": pair, "kind": "closed", "setting": "none"}
+            s_of_pair = value_of(runs, "throughput", **where)
+            batched = [open_value(opened, version, pair, name, 2.5, "throughput")
+                       for name in ("B=32 W=0", "B=128 W=0")]  # fmt: skip
+            if not s_of_pair or None in batched:
+                continue
+            over_s.append(max(batched) / s_of_pair)
+            most = ceiling(version, pair)
+            if most:
+                of_ceiling.append(max(batched) / s_of_pair / most)
+        for key, values in (("best_batched_over_s_at_2.5", over_s),
+                            ("share_of_ceiling", of_ceiling)):  # fmt: skip
+            mine["over_saturation"][key][version] = {
+                "per_pair": values,
+                "median": statistics.median(values) if values else None,
+            }
     loops = found.get("saturation_loops_throughput")
     if loops is not None:
         mine["saturation_loops"] = loops
