@@ -781,6 +781,8 @@ def switchback_numbers(found: dict, folder: Path) -> dict:
         mine["saturation_loops"] = measured["loops_throughput"]
         if found["saturation_S"] != statistics.median(measured["loops_throughput"]):
             raise Disagreement("bench/switchback: saturation_S is not the median of its loops")
+    if "added_work_spin" in found:  # how the added work spun (a word, from the fifth bench)
+        mine["added_work_spin"] = found["added_work_spin"]
     mine.update(aa_of(names, comparisons))
     if found.get("example") is not None:
         mine["example"] = example_numbers(found, folder)
