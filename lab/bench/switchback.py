@@ -47,8 +47,8 @@ lab does not import the generator). Keys:
   with `loops_throughput`, every loop's S in order (from 2026-12-02; one loop before), or null
   when --saturation gave S), `rate_multiple`, `arrival_rate` (per second), `window_s`,
   `slice_s`, `drain_s`; `added_work_spin`, how arm B's added work spins (lab/service/switchback.py
-  `SPIN`; absent before 2026-12-02's fifth benchmark: until then the spins ran to a thread-CPU
-  deadline, before the row lookup);
+  `SPIN`; absent before 2026-12-02's fifth benchmark: until then the spins came before the row
+  lookup, to a thread-CPU deadline in the third and fourth, to the clock before them);
 - `pairs`: each comparison, `name`, `arm_a`, `arm_b` (setting records), `added_work_us_b`, and
   `runs` (how many it was given);
 - `runs`: in the order run, each: `pair` (its name), `index` (all pairs of one index met the

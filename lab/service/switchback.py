@@ -74,8 +74,9 @@ SPIN = "to the clock, after the row lookup"
 def spin(microseconds: float) -> None:
     """Busy-wait until `microseconds` have passed on the clock: work on the core, not a
     sleep. `perf_counter_ns` reads the clock through the vDSO, without a system call per
-    turn. (Until 2026-12-02's fifth benchmark the spin ran to a thread-CPU deadline, before
-    the lookup; see the module's docstring.) For the calibration check only."""
+    turn. (Until 2026-12-02's fifth benchmark the spin came before the lookup: to a thread-CPU
+    deadline in the third and fourth, to the clock before them; see the module's docstring.)
+    For the calibration check only."""
     end = time.perf_counter_ns() + round(microseconds * 1000)
     while time.perf_counter_ns() < end:
         pass
