@@ -46,7 +46,7 @@ lab does not import the generator). Keys:
 - `saturation_S` (answers per second), `saturation_measured` (the median closed loop's stats,
   with `loops_throughput`, every loop's S in order (from 2026-12-02; one loop before), or null
   when --saturation gave S), `rate_multiple`, `arrival_rate` (per second), `window_s`,
-  `slice_s`, `drain_s`; `added_work_spin`, how arm B's added work spins (lab/service/switchback.py
+  `slice_s`, `drain_s`; `added_work_spin`, how arm B's added work spins (lab/service/arms.py
   `SPIN`; absent before 2026-12-02's fifth benchmark: until then the spins came before the row
   lookup, to a thread-CPU deadline in the third and fourth, to the clock before them);
 - `pairs`: each comparison, `name`, `arm_a`, `arm_b` (setting records), `added_work_us_b`, and
@@ -108,9 +108,8 @@ from lab.machine.quiet import load_snapshot
 from lab.model import expected
 from lab.paths import DATA
 from lab.rawformat import codec
-from lab.service.arms import ARMS
+from lab.service.arms import ARMS, SPIN
 from lab.service.launcher import Launcher
-from lab.service.switchback import SPIN
 from lab.servicespec import ServiceSpec
 
 OUT = DATA / "bench" / "switchback.json"

@@ -6,6 +6,9 @@ Arm index 0 is A and 1 is B, as a switchback run's `arm` column stores them (dat
 """
 
 ARMS = ("a", "b")
+# How arm B's added work spins (lab/service/switchback.py `spin`), recorded by the switchback
+# bench in its file; here so the bench can name it without importing FastAPI.
+SPIN = "to the clock, after the row lookup"
 
 
 def arm_path(arm: str, route: str = "predict") -> str:

@@ -37,7 +37,7 @@ known-effect runs of issue 28 (item 5), never in the campaign design's compariso
 feature lookup, once it has the row, spins (a busy loop on the core, not a sleep) until N µs
 have passed on the clock, so every arm B request's Server-Timing `ready` stage holds exactly N
 µs more, and a switchback run must recover that known amount. Why the clock and why last
-(`SPIN`, from 2026-12-02's fifth benchmark): a spin to a thread-CPU deadline is stretched on
+(arms.py `SPIN`, from 2026-12-02's fifth benchmark): a spin to a thread-CPU deadline is stretched on
 the clock whenever the client or the model's thread takes the core, so the request met more
 than N; and any spin leaves the code right after it a few µs slower (a pilot apart from the
 service measured 2-15 µs, with or without system calls in the loop:
@@ -62,13 +62,11 @@ from fastapi.responses import Response
 from lab.model import artifacts
 from lab.model.scoring import score
 from lab.service.app import NO_TELEMETRY, Predictor, check_setting, json_response, warm_up
-from lab.service.arms import ARMS, arm_path, route_of_arms
+from lab.service.arms import ARMS, SPIN, arm_path, route_of_arms
 from lab.service.batch_route import error_body
 from lab.service.batcher import KEEP_BATCHES, MicroBatcher
 from lab.service.openapi import predict_openapi, status_openapi
 from lab.servicespec import Setting
-
-SPIN = "to the clock, after the row lookup"
 
 
 def spin(microseconds: float) -> None:
