@@ -280,16 +280,19 @@ def ceiling(path: Path) -> dict:
     }
     if found.get("saturation_loops_throughput") is not None:  # S measured on the day
         found_shown["saturation_loops"] = found["saturation_loops_throughput"]
-    found_shown["over_saturation"] = over_saturation(runs, found_shown["pairs"])
+    found_shown["over_saturation"] = over_saturation(
+        runs, found_shown["pairs"], shown[CEILING_TARGET]["target"]
+    )
     return found_shown
 
 
-def over_saturation(runs: list, pairs: int) -> dict:
+def over_saturation(runs: list, pairs: int, target: dict) -> dict:
     """The best batched answers per second at 2.5 × S ÷ none's S in the same pair (its closed
     loop: the ceiling's own unit), and that ÷ the pair's ceiling. The file's summary divides
     by none's own answers at 2.5 × S instead, which fall below S when none is swamped, so its
     share of the ceiling can pass 1 for that reason alone. Per version: per pair (a pair
-    without every value left out) and the median."""
+    without every value left out) and the median; for the share also how many pairs passed
+    the ceiling, and the file's `target` with whether the new median `met` it."""
 
     def value(key: str, **where):
         chosen = [run for run in runs if all(run.get(k) == v for k, v in where.items())]
@@ -317,6 +320,10 @@ def over_saturation(runs: list, pairs: int) -> dict:
         for key, values in (("best_batched_over_s_at_2.5", bests), ("share_of_ceiling", shares)):
             found[key][version] = {"per_pair": values,
                                    "median": stats.median(values) if values else None}  # fmt: skip
+        found["share_of_ceiling"][version]["past_ceiling"] = sum(share > 1 for share in shares)
+    new = found["share_of_ceiling"]["new"]["median"]
+    found["share_of_ceiling"] |= {"target": target,
+                                  "met": new is not None and new >= target["at_least"]}  # fmt: skip
     return found
 
 

@@ -394,6 +394,14 @@ def ceiling_numbers(found: dict) -> dict:
                 "per_pair": values,
                 "median": statistics.median(values) if values else None,
             }
+        mine["over_saturation"]["share_of_ceiling"][version]["past_ceiling"] = len(
+            [x for x in of_ceiling if x > 1]
+        )
+    judged = mine["over_saturation"]["share_of_ceiling"]
+    judged["target"] = target
+    judged["met"] = judged["new"]["median"] is not None and not (
+        judged["new"]["median"] < target["at_least"]
+    )
     loops = found.get("saturation_loops_throughput")
     if loops is not None:
         mine["saturation_loops"] = loops
