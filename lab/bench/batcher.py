@@ -2,15 +2,19 @@
 load clients, interleaved on the same core and the same arrivals. A benchmark, not a test.
 
     [setsid -w] python -m lab.bench.batcher [--cpu 1] [--pairs 5] [--window-s 8]
-        [--old 903928e] [--saturation S] [--probe MODULE:FUNCTION] [--nice N]
-        [--out data/bench/batcher.json]
+        [--old 903928e] [--saturation S | --measure-saturation [--rates-per-pair]]
+        [--probe MODULE:FUNCTION] [--nice N] [--out data/bench/batcher.json]
 
 Each pair makes every measurement once with each version (which version goes first
 alternates from pair to pair), each on a fresh service pinned to the measurement core with
 that version's own load client pinned there too, one thread each, as the campaign runner
 does; both versions meet the very same arrivals (seeded by pair and rate). Rates are
 multiples of S, the published campaign's unless --saturation is given, so both versions are
-offered the same traffic. Per pair and version:
+offered the same traffic. With --rates-per-pair, S is measured again at the start of every
+pair (one closed loop of none, this machinery, recorded as a run of kind `reference`) and
+that pair's rates are multiples of it: on a shared host whose speed moves by minutes, a
+rate fixed at the start can be 2.6-3.3 times the S of a pair it runs in (issue 33, the
+ceiling bench of 2 December). Per pair and version:
 
 - open loop at 0.5 × S with none and queue B=1: queue B=1's p50 minus none's;
 - open loop at 0.5 × S with B=32 W=1: the W = 1 ms overshoot, the median first wait of the
@@ -84,8 +88,11 @@ TARGETS = {
     "best_batched_share_of_ceiling": {"at_least": 0.90, "stretch": 0.95},
 }
 CLIENT_KEYS = ("requests", "answered", "never_answered", "non_200", "client_cpu_us_per_request",
+               "client_user_us_per_request", "client_system_us_per_request",
                "dispatch_lag_us_p50", "answers_compared", "answers_differing", "event_loop",
                "answer_clock")  # fmt: skip
+# S at each pair's start (--rates-per-pair): one closed loop of none, as S itself is measured
+REFERENCE = ("none", NONE, 16)
 
 
 def throughput(columns: dict, window_s: float) -> float:
@@ -111,12 +118,15 @@ def overshoot_us(batches: dict, max_batch: int, max_wait_ms: float) -> float | N
 
 
 class Bench:
-    def __init__(self, cpu: int, window_s: float, saturation: float, drain_s: float, probe):
+    def __init__(self, cpu: int, window_s: float, saturation: float, drain_s: float, probe,
+                 rates_per_pair: bool = False):  # fmt: skip
         self.cpu = cpu
         self.window_s = window_s
-        self.saturation = saturation
+        self.saturation = saturation  # the S the open-loop rates are multiples of
         self.drain_s = drain_s
         self.probe = probe
+        self.rates_per_pair = rates_per_pair
+        self.pair_saturation: list[float] = []  # with rates_per_pair: each pair's S
         self.runs: list[dict] = []
 
     def _probe(self) -> dict | None:
@@ -149,6 +159,7 @@ class Bench:
             p50_us=latency_percentiles_us(columns)["p50"],
             throughput=round(run_throughput, 3),
             arrival_rate=rate,
+            saturation_reference=self.saturation,
             kept_up=run_throughput >= KEEPS_UP_SHARE * rate,
             client={key: meta["stats"][key] for key in CLIENT_KEYS if key in meta["stats"]},
             batches=len(batches["size"]),
@@ -163,7 +174,7 @@ class Bench:
                             rate_multiple=multiple)  # fmt: skip
 
     def closed_loop(self, version: Machinery, pair: int, name: str, setting: Setting,
-                    conns: int):  # fmt: skip
+                    conns: int, kind: str = "closed"):  # fmt: skip
         found = {"probe_before": self._probe(), "load_before": load_snapshot(self.cpu)}
         with (
             version.service(setting, self.cpu) as service,
@@ -179,9 +190,22 @@ class Bench:
             load_after=load_snapshot(self.cpu),
             probe_after=self._probe(),
         )
-        return self._record(found, version=version.label, pair=pair, kind="closed", setting=name)
+        return self._record(found, version=version.label, pair=pair, kind=kind, setting=name)
+
+    def reference(self, version: Machinery, pair: int) -> float:
+        """S at the start of `pair`: one closed loop of none with `version` (the new
+        machinery), recorded as a run of kind `reference`; the pair's rates follow it."""
+        name, setting, connections = REFERENCE
+        found = self.closed_loop(version, pair, name, setting, connections, kind="reference")
+        if not found["throughput"]:
+            raise RuntimeError(f"pair {pair}: none's closed loop answered nothing: no S to follow")
+        self.saturation = found["throughput"]
+        self.pair_saturation.append(self.saturation)
+        return self.saturation
 
     def pair(self, index: int, versions: list[Machinery]) -> None:
+        if self.rates_per_pair:
+            self.reference(versions[-1], index)
         for version in versions if index % 2 == 0 else versions[::-1]:
             for name, setting, multiple in OPEN_LOOP:
                 self.open_loop(version, index, name, setting, multiple)
@@ -299,6 +323,14 @@ def summarize(runs: list[dict], pairs: int) -> dict:
         cpu.setdefault(run["version"], {}).setdefault(key, []).append(
             run["client"]["client_cpu_us_per_request"]
         )
+    split: dict = {}  # the client's user and kernel time (a client from before 2026-12-02: none)
+    for run in _pick(runs, kind="open"):
+        if "client_user_us_per_request" not in run["client"]:
+            continue
+        key = f"{run['setting']} x{run['rate_multiple']:g}"
+        cell = split.setdefault(run["version"], {}).setdefault(key, {"user": [], "kernel": []})
+        cell["user"].append(run["client"]["client_user_us_per_request"])
+        cell["kernel"].append(run["client"]["client_system_us_per_request"])
     checked = _pick(runs, version="new", kind="open")
     return {
         "queue_b1_p50_overhead_us": _compare(
@@ -331,6 +363,13 @@ def summarize(runs: list[dict], pairs: int) -> dict:
             version: {key: statistics.median(values) for key, values in by_setting.items()}
             for version, by_setting in cpu.items()
         },
+        "client_user_kernel_us_per_request": {
+            version: {
+                key: {part: statistics.median(values) for part, values in cell.items()}
+                for key, cell in by_setting.items()
+            }
+            for version, by_setting in split.items()
+        },
         "answers_checked_new": {
             "compared": sum(run["client"].get("answers_compared", 0) for run in checked),
             "differing": sum(run["client"].get("answers_differing", 0) for run in checked),
@@ -347,10 +386,11 @@ def load_probe(spec: str | None) -> Callable | None:
 
 
 def run_bench(cpu=1, pairs=5, window_s=8.0, old=OLD_COMMIT, saturation=None, drain_s=30.0,
-              probe=None, nice=0, measure_saturation=False) -> dict:  # fmt: skip
+              probe=None, nice=0, measure_saturation=False,
+              rates_per_pair=False) -> dict:  # fmt: skip
     """Run the pairs and return what batcher.json holds. `measure_saturation`: S is this
     host's today (the median of three closed loops of none, this machinery), not the
-    campaign's."""
+    campaign's; `rates_per_pair`: each pair's rates follow S measured at its start."""
     shielded = shield(nice)
     loops = None
     with (
@@ -362,7 +402,7 @@ def run_bench(cpu=1, pairs=5, window_s=8.0, old=OLD_COMMIT, saturation=None, dra
             saturation = statistics.median(loops)
             print(f"S = {saturation:.1f} answers/s (closed loops: {loops})", flush=True)
         saturation = saturation or campaign_saturation(CAMPAIGN)
-        bench = Bench(cpu, window_s, saturation, drain_s, probe)
+        bench = Bench(cpu, window_s, saturation, drain_s, probe, rates_per_pair)
         for index in range(pairs):
             print(f"pair {index + 1} of {pairs}", flush=True)
             bench.pair(index, [old_version, new_version])
@@ -379,6 +419,9 @@ def run_bench(cpu=1, pairs=5, window_s=8.0, old=OLD_COMMIT, saturation=None, dra
         "drain_s": drain_s,
         "saturation_S_reference": saturation,
         "saturation_loops_throughput": loops,  # None: S given or the campaign's
+        # with rates_per_pair, each pair's S (its reference run): its rates are multiples of it
+        "rates_follow": "each pair's S" if rates_per_pair else "saturation_S_reference",
+        "pair_saturation": bench.pair_saturation if rates_per_pair else None,
         "nice": nice,
         "shielded": shielded,
         "probe": getattr(probe, "__name__", None),
@@ -408,6 +451,12 @@ def main(argv=None) -> int:
         action="store_true",
         help="S measured first on this host (median of three closed loops)",
     )
+    parser.add_argument(
+        "--rates-per-pair",
+        action="store_true",
+        help="measure S again at the start of every pair (one closed loop of none) and offer "
+        "that pair's rates as multiples of it",
+    )
     parser.add_argument("--probe", default=None, help="MODULE:FUNCTION, called with the core")
     parser.add_argument("--nice", type=int, default=0, help=NICE_HELP)
     parser.add_argument(
@@ -416,7 +465,7 @@ def main(argv=None) -> int:
     args = parser.parse_args(argv)
     found = run_bench(args.cpu, args.pairs, args.window_s, args.old, args.saturation,
                       args.drain_s, load_probe(args.probe), args.nice,
-                      args.measure_saturation)  # fmt: skip
+                      args.measure_saturation, args.rates_per_pair)  # fmt: skip
     found["command"] = "python -m lab.bench.batcher " + " ".join(argv or sys.argv[1:])
     args.out.parent.mkdir(parents=True, exist_ok=True)
     args.out.write_text(json.dumps(found, indent=1, sort_keys=True) + "\n")
