@@ -109,12 +109,36 @@ def write_core_time(folder: Path, rounds: int = 2, window_s: float = 6.0, **made
     return found
 
 
-def ceiling_runs(pairs: int, seed: int = 33) -> list[dict]:
+# each pair's S at its start, which its rates follow (`--rates-per-pair`)
+PAIR_S = [1400.0, 1450.0, 1500.0, 1550.0, 1600.0]
+
+
+def ceiling_runs(pairs: int, seed: int = 33, rates_per_pair: bool = True) -> list[dict]:
     """Made-up side-by-side runs whose none at 0.5 × S records its model call, and whose new
     closed loop of none its model stage: each a share of 60 to 75% of an answer's core time at
-    that pair's S."""
+    that pair's S. With `rates_per_pair`, as `--rates-per-pair` records them: a reference run
+    per pair, the open loops' rates multiples of its S, and the new client's user and kernel
+    time."""
     rng = np.random.default_rng(seed)
     runs = made_up_runs(pairs, seed)
+    if rates_per_pair:
+        load = runs[0]["load_before"]
+        for pair in range(pairs):
+            runs.append({"version": "new", "pair": pair, "kind": "reference", "setting": "none",
+                         "throughput": PAIR_S[pair], "connections": 16, "probe_before": None,
+                         "probe_after": None, "load_before": load, "load_after": load,
+                         "core_watch": {"others_share": 0.01}})  # fmt: skip
+        for run in runs:
+            if run["kind"] != "open":
+                continue
+            scale = PAIR_S[run["pair"]] / 1500  # made_up_runs offers multiples of 1,500
+            run["arrival_rate"] *= scale
+            run["throughput"] = round(run["throughput"] * scale, 3)
+            run["saturation_reference"] = PAIR_S[run["pair"]]
+            if run["version"] == "new":
+                cpu = run["client"]["client_cpu_us_per_request"]
+                run["client"]["client_user_us_per_request"] = round(cpu * 0.55, 3)
+                run["client"]["client_system_us_per_request"] = round(cpu * 0.45, 3)
     for run in runs:
         if run["kind"] == "open" and run["setting"] == "none" and run["rate_multiple"] == 0.5:
             saturation = next(r["throughput"] for r in runs if r["kind"] == "closed"
@@ -127,10 +151,12 @@ def ceiling_runs(pairs: int, seed: int = 33) -> list[dict]:
     return runs
 
 
-def write_ceiling(folder: Path, pairs: int = 5) -> dict:
-    return write_batcher(folder, pairs, runs=ceiling_runs(pairs), name="ceiling.json",
-                         saturation_S_reference=300.0,
-                         saturation_loops_throughput=[290.0, 300.0, 310.0])  # fmt: skip
+def write_ceiling(folder: Path, pairs: int = 5, rates_per_pair: bool = True) -> dict:
+    follow = {"rates_follow": "each pair's S", "pair_saturation": PAIR_S[:pairs]}
+    return write_batcher(folder, pairs, runs=ceiling_runs(pairs, rates_per_pair=rates_per_pair),
+                         name="ceiling.json", saturation_S_reference=300.0,
+                         saturation_loops_throughput=[290.0, 300.0, 310.0],
+                         **(follow if rates_per_pair else {}))  # fmt: skip
 
 
 def bench_folder(folder: Path) -> Path:
@@ -420,7 +446,65 @@ def test_the_best_batched_is_also_divided_by_s_the_ceilings_own_unit(built):
     assert f"which is {new_old}" in said
 
 
+def test_the_rates_followed_each_pairs_own_s(built):
+    folder, results = built
+    shown = results["bench"]["ceiling"]
+    assert shown["pair_saturation"] == PAIR_S
+    said = " ".join(handler_page(results).split())
+    assert ("The rates of each pair were multiples of its own S, measured at the pair's start by "
+            "one closed loop of none: 1,400 to 1,600 answers per second") in said  # fmt: skip
+    assert "before the first pair, S was 300" in said
+
+
+def test_a_ceiling_file_from_before_the_rates_per_pair_still_builds(tmp_path):
+    folder = tmp_path / "bench"
+    folder.mkdir()
+    write_ceiling(folder, rates_per_pair=False)
+    results = build(tmp_path / "out", folder)
+    shown = results["bench"]["ceiling"]
+    assert "pair_saturation" not in shown
+    assert "client_user_kernel_us_per_request" not in shown["summary"]
+    said = " ".join(handler_page(results).split())
+    assert "The rates were multiples of S = 300 answers per second, the median of 3" in said
+    assert "its own code" not in said  # no user and kernel split to show
+
+
+def test_the_load_clients_cost_per_request_is_shown_with_its_split(built):
+    folder, results = built
+    found = json.loads((folder / "ceiling.json").read_text())
+    cpu = found["summary"]["client_cpu_us_per_request"]
+    split = found["summary"]["client_user_kernel_us_per_request"]["new"]["B=32 W=0 x2.5"]
+    # the medians, recomputed here from the runs
+    for version in ("old", "new"):
+        for setting in ("B=32 W=0", "none"):
+            values = [r["client"]["client_cpu_us_per_request"] for r in found["runs"]
+                      if r["kind"] == "open" and r["version"] == version
+                      and r["setting"] == setting and r["rate_multiple"] == 2.5]  # fmt: skip
+            assert cpu[version][f"{setting} x2.5"] == statistics.median(values)
+    said = " ".join(handler_page(results).split())
+    assert (f"At 2.5 × S the new client used {pages.num(cpu['new']['B=32 W=0 x2.5'], 1)} µs of "
+            f"the core per request with B=32 W=0 and {pages.num(cpu['new']['none x2.5'], 1)} µs "
+            f"with none (the old client: {pages.num(cpu['old']['B=32 W=0 x2.5'], 1)} and "
+            f"{pages.num(cpu['old']['none x2.5'], 1)} µs)") in said  # fmt: skip
+    assert (f"With B=32 W=0, {pages.num(split['user'], 1)} µs of that was its own code and "
+            f"{pages.num(split['kernel'], 1)} µs the kernel's") in said  # fmt: skip
+
+
 BROKEN_CEILING = {
+    "a pair's S not the S its open loops followed": (
+        lambda f: f["pair_saturation"].__setitem__(2, 9999.0),
+        r"ceiling\.json: pair 2's S is 9999\.0 in pair_saturation, 1500\.0 in its reference run",
+    ),
+    "a reference run missing": (
+        lambda f: f.update(runs=[r for r in f["runs"]
+                                 if not (r["kind"] == "reference" and r["pair"] == 4)]),
+        r"ceiling\.json: pair_saturation lists 5 pairs, but the reference runs are of pairs "
+        r"\[0, 1, 2, 3\]",
+    ),
+    "the client's CPU missing": (
+        lambda f: f["summary"].pop("client_cpu_us_per_request"),
+        r"ceiling\.json: missing field 'summary\.client_cpu_us_per_request'",
+    ),
     "the share of the ceiling missing": (
         lambda f: f["summary"].pop("best_batched_share_of_ceiling"),
         r"ceiling\.json: missing field 'summary\.best_batched_share_of_ceiling'",
@@ -510,6 +594,15 @@ ALTERED = {
             stretch_met=not b["ceiling"]["summary"]["best_batched_share_of_ceiling"][
                 "stretch_met"]),
         "bench/ceiling/summary/best_batched_share_of_ceiling/stretch_met",
+    ),
+    "a pair's S": (
+        lambda b: b["ceiling"]["pair_saturation"].__setitem__(0, 1.0),
+        "bench/ceiling/pair_saturation",
+    ),
+    "the client's kernel time": (
+        lambda b: b["ceiling"]["summary"]["client_user_kernel_us_per_request"]["new"][
+            "B=32 W=0 x2.5"].update(kernel=1.0),
+        "bench/ceiling/summary/client_user_kernel_us_per_request/new/B=32 W=0 x2.5/kernel",
     ),
     "the kept-up pairs": (
         lambda b: b["ceiling"]["summary"]["b32_w0_kept_up_at_2.5"]["new"].update(pairs_kept_up=9),

@@ -24,7 +24,9 @@
 - `ceiling.json` (`python -m lab.bench.batcher --out data/bench/ceiling.json`, issue 33): a
   side-by-side run in batcher.json's format whose pairs also measure the batching ceiling
   (S ÷ (1 − none's model share), as a multiple of S), the best batched setting's share of it
-  at 2.5 × S with its target, and the pairs in which B=32 W=0 kept up at 2.5 × S.
+  at 2.5 × S with its target, the pairs in which B=32 W=0 kept up at 2.5 × S, and the load
+  client's CPU per request (with its user and kernel time when the client recorded them);
+  when the run's rates followed each pair's own S (`--rates-per-pair`), that S per pair.
 
 Both of the last two are absent until their benchmark has run; the handler page then says so.
 
@@ -88,7 +90,9 @@ CEILING_MEASURES = (
     "best_batched_over_none_at_2.5",
     "best_batched_share_of_ceiling",
 )
-CEILING_SECTIONS = ("b32_w0_kept_up_at_2.5", "answers_checked_new")
+CEILING_SECTIONS = ("b32_w0_kept_up_at_2.5", "answers_checked_new", "client_cpu_us_per_request")
+# shown when the file has it (a run from before 3 December does not)
+CEILING_OPTIONAL = ("client_user_kernel_us_per_request",)
 CEILING_TARGET = "best_batched_share_of_ceiling"
 
 
@@ -243,6 +247,7 @@ def ceiling(path: Path) -> dict:
         if measure not in summary:
             raise DataError(f"{path}: missing field 'summary.{measure}'")
         shown[measure] = summary[measure]
+    shown |= {measure: summary[measure] for measure in CEILING_OPTIONAL if measure in summary}
     for measure in (*CEILING_MEASURES, "b32_w0_kept_up_at_2.5"):
         for version in VERSIONS:
             need(shown[measure], version, f"{path} summary.{measure}")
@@ -280,6 +285,8 @@ def ceiling(path: Path) -> dict:
     }
     if found.get("saturation_loops_throughput") is not None:  # S measured on the day
         found_shown["saturation_loops"] = found["saturation_loops_throughput"]
+    if found.get("pair_saturation") is not None:  # the rates followed each pair's own S
+        found_shown["pair_saturation"] = pair_saturation(runs, found["pair_saturation"], path)
     found_shown["over_saturation"] = over_saturation(
         runs, found_shown["pairs"], shown[CEILING_TARGET]["target"]
     )
@@ -325,6 +332,25 @@ def over_saturation(runs: list, pairs: int, target: dict) -> dict:
     found["share_of_ceiling"] |= {"target": target,
                                   "met": new is not None and new >= target["at_least"]}  # fmt: skip
     return found
+
+
+def pair_saturation(runs: list, listed: list, path: Path) -> list[float]:
+    """Each pair's S that its open-loop rates followed (`--rates-per-pair`): the file's list,
+    checked against the pair's reference run and the S every open loop of the pair records."""
+    references = {run["pair"]: run.get("throughput") for run in runs
+                  if run.get("kind") == "reference"}  # fmt: skip
+    if sorted(references) != list(range(len(listed))):
+        raise DataError(f"{path}: pair_saturation lists {len(listed)} pairs, but the reference "
+                        f"runs are of pairs {sorted(references)}")  # fmt: skip
+    for pair, saturation in enumerate(listed):
+        followed = {run.get("saturation_reference") for run in runs
+                    if run.get("kind") == "open" and run.get("pair") == pair}  # fmt: skip
+        if references[pair] != saturation or followed != {saturation}:
+            followed_shown = sorted(followed, key=str)
+            raise DataError(f"{path}: pair {pair}'s S is {saturation} in pair_saturation, "
+                            f"{references[pair]} in its reference run and {followed_shown} in "
+                            "its open loops")  # fmt: skip
+    return listed
 
 
 def model_in_closed_loop(runs: list, version: str) -> bool:

@@ -315,6 +315,27 @@ def batcher_numbers(found: dict) -> dict:
 # --- ceiling.json (issue 33) ------------------------------------------------------------------
 
 
+def client_medians(opened: list, fields: dict) -> dict:
+    """Per version and `setting xM` of the open loops: {name: the median of the client's
+    field} for each field → name of `fields` (runs without the fields, an older client's, left
+    out)."""
+    found: dict = {}
+    for run in opened:
+        if not all(field in run["client"] for field in fields):
+            continue
+        key = f"{run['setting']} x{run['rate_multiple']:g}"
+        cell = found.setdefault(run["version"], {}).setdefault(key, {})
+        for field in fields:
+            cell.setdefault(field, []).append(run["client"][field])
+    return {
+        version: {
+            key: {fields[field]: statistics.median(values) for field, values in cell.items()}
+            for key, cell in by_key.items()
+        }
+        for version, by_key in found.items()
+    }
+
+
 def closed_loop_reported_model(runs: list, version: str) -> bool:
     """Every closed loop of none of `version` gave its answers' model stage."""
     closed = [run for run in runs if (run.get("kind"), run.get("setting"), run.get("version"))
@@ -359,7 +380,17 @@ def ceiling_numbers(found: dict) -> dict:
             for version, count in kept_pairs(opened, "B=32 W=0", 2.5).items()
         },
         "answers_checked_new": answers_checked(opened),
+        "client_cpu_us_per_request": {
+            version: {key: cell["cpu"] for key, cell in by_key.items()}
+            for version, by_key in client_medians(
+                opened, {"client_cpu_us_per_request": "cpu"}
+            ).items()
+        },
     }
+    if any("client_user_us_per_request" in run["client"] for run in opened):
+        summary["client_user_kernel_us_per_request"] = client_medians(
+            opened, {"client_user_us_per_request": "user", "client_system_us_per_request": "kernel"}
+        )
     mine = {
         **machine_of(found),
         "versions": versions_of(found),
@@ -402,6 +433,10 @@ def ceiling_numbers(found: dict) -> dict:
     judged["met"] = judged["new"]["median"] is not None and not (
         judged["new"]["median"] < target["at_least"]
     )
+    if found.get("pair_saturation") is not None:
+        mine["pair_saturation"] = [
+            value_of(runs, "throughput", kind="reference", pair=pair) for pair in range(pairs)
+        ]
     loops = found.get("saturation_loops_throughput")
     if loops is not None:
         mine["saturation_loops"] = loops

@@ -63,16 +63,18 @@ def main() -> None:
                             found = wrk(service.port, connections)
                         else:
                             stats = new.closedloop(service.port, SECONDS, connections, CPU)
+                            cpu_us = stats["client_cpu_us_per_request"]
                             found = {"answers_per_s": stats["throughput"],
-                                     "cpu_us_per_answer": stats["client_cpu_us_per_request"]}  # fmt: skip
+                                     "cpu_us_per_answer": cpu_us}  # fmt: skip
                     found.update(round=round_, setting=name, client=client,
                                  connections=connections, at=time.time())  # fmt: skip
                     print(found, flush=True)
                     runs.append(found)
         commit = new.git_commit
     out = Path(__file__).with_name("floor.json")
-    out.write_text(json.dumps({"what": __doc__.splitlines()[0], "commit": commit,
-                               "fingerprint": fingerprint(), "runs": runs}, indent=1) + "\n")  # fmt: skip
+    found = {"what": __doc__.splitlines()[0], "commit": commit, "fingerprint": fingerprint(),
+             "runs": runs}  # fmt: skip
+    out.write_text(json.dumps(found, indent=1) + "\n")
 
 
 if __name__ == "__main__":
