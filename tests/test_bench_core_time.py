@@ -460,6 +460,8 @@ def test_a_ceiling_file_from_before_the_rates_per_pair_still_builds(tmp_path):
     folder = tmp_path / "bench"
     folder.mkdir()
     write_ceiling(folder, rates_per_pair=False)
+    # a file from before 2026-12-02 evening: its summary has no user and kernel split at all
+    edit(folder, "ceiling.json", lambda f: f["summary"].pop("client_user_kernel_us_per_request"))
     results = build(tmp_path / "out", folder)
     shown = results["bench"]["ceiling"]
     assert "pair_saturation" not in shown
@@ -486,8 +488,63 @@ def test_the_load_clients_cost_per_request_is_shown_with_its_split(built):
             f"the core per request with B=32 W=0 and {pages.num(cpu['new']['none x2.5'], 1)} µs "
             f"with none (the old client: {pages.num(cpu['old']['B=32 W=0 x2.5'], 1)} and "
             f"{pages.num(cpu['old']['none x2.5'], 1)} µs)") in said  # fmt: skip
-    assert (f"With B=32 W=0, {pages.num(split['user'], 1)} µs of that was its own code and "
-            f"{pages.num(split['kernel'], 1)} µs the kernel's") in said  # fmt: skip
+    assert (f"With B=32 W=0 it spent about {pages.num(split['user'], 1)} µs in its own code "
+            f"and {pages.num(split['kernel'], 1)} µs in the kernel") in said  # fmt: skip
+
+
+def test_what_the_ratio_could_show_and_the_capacity_beside_it(built):
+    """A batched setting that keeps up answers what it is offered, so beside the ratio at
+    2.5 × S the generator shows what answering everything offered would give, how many pairs'
+    best batched setting kept up, and the closed loop's capacity ÷ S and ÷ the ceiling:
+    recomputed here from the runs, pair by pair."""
+    folder, results = built
+    runs = json.loads((folder / "ceiling.json").read_text())["runs"]
+    shown = results["bench"]["ceiling"]["over_saturation"]
+
+    def one(version, pair, key, **where):
+        (run,) = [r for r in runs if r["version"] == version and r["pair"] == pair
+                  and all(r.get(k) == v for k, v in where.items())]  # fmt: skip
+        return run.get(key)
+
+    for version in ("old", "new"):
+        offered_share, capacity, capacity_share, kept = [], [], [], 0
+        for pair in range(5):
+            s = one(version, pair, "throughput", kind="closed", setting="none")
+            model_us = one(version, pair, "model_us_p50", kind="closed", setting="none") or one(
+                version, pair, "model_us_p50", kind="open", setting="none", rate_multiple=0.5
+            )
+            ceiling = 1 / (1 - model_us * s / 1e6)
+            top = {name: one(version, pair, "throughput", kind="open", setting=name,
+                             rate_multiple=2.5) for name in ("B=32 W=0", "B=128 W=0")}  # fmt: skip
+            best = max(top, key=top.get)
+            kept += one(version, pair, "kept_up", kind="open", setting=best, rate_multiple=2.5)
+            offered = one(version, pair, "arrival_rate", kind="open", setting=best,
+                          rate_multiple=2.5)  # fmt: skip
+            none_top = one(version, pair, "throughput", kind="open", setting="none",
+                           rate_multiple=2.5)  # fmt: skip
+            offered_share.append(offered / none_top / ceiling)
+            most = max(one(version, pair, "throughput", kind="closed", setting=name)
+                       for name in ("B=32 W=0", "B=128 W=0"))  # fmt: skip
+            capacity.append(most / s)
+            capacity_share.append(most / s / ceiling)
+        assert shown["best_kept_up_pairs"][version] == kept
+        for key, values in (("offered_share_of_ceiling", offered_share),
+                            ("closed_loop_over_s", capacity),
+                            ("closed_loop_share_of_ceiling", capacity_share)):  # fmt: skip
+            assert shown[key][version]["per_pair"] == pytest.approx(values, rel=1e-4), key
+        past = sum(x > 1 for x in capacity_share)
+        assert shown["closed_loop_share_of_ceiling"][version]["past_ceiling"] == past
+    said = " ".join(handler_page(results).split())
+    o, kept = shown, shown["best_kept_up_pairs"]
+    assert (f"The best batched setting kept up there in {kept['new']} of 5 pairs with the new "
+            f"service ({kept['old']} with the old)") in said  # fmt: skip
+    per_pair = ", ".join(pages.num(x, 2) for x in o["offered_share_of_ceiling"]["new"]["per_pair"])
+    assert f"of the ceiling, pair by pair {per_pair}." in said
+    capacity = o["closed_loop_share_of_ceiling"]
+    assert (f"there the best batched setting answered "
+            f"{pages.times(o['closed_loop_over_s']['new']['median'])} S with the new service, "
+            f"{pages.num(capacity['new']['median'], 2)} of the ceiling (the old: "
+            f"{pages.num(capacity['old']['median'], 2)})") in said  # fmt: skip
 
 
 BROKEN_CEILING = {
@@ -603,6 +660,11 @@ ALTERED = {
         lambda b: b["ceiling"]["summary"]["client_user_kernel_us_per_request"]["new"][
             "B=32 W=0 x2.5"].update(kernel=1.0),
         "bench/ceiling/summary/client_user_kernel_us_per_request/new/B=32 W=0 x2.5/kernel",
+    ),
+    "the closed loop's share of the ceiling": (
+        lambda b: b["ceiling"]["over_saturation"]["closed_loop_share_of_ceiling"]["new"].update(
+            median=0.5),
+        "bench/ceiling/over_saturation/closed_loop_share_of_ceiling/new/median",
     ),
     "the kept-up pairs": (
         lambda b: b["ceiling"]["summary"]["b32_w0_kept_up_at_2.5"]["new"].update(pairs_kept_up=9),

@@ -299,15 +299,27 @@ def over_saturation(runs: list, pairs: int, target: dict) -> dict:
     by none's own answers at 2.5 × S instead, which fall below S when none is swamped, so its
     share of the ceiling can pass 1 for that reason alone. Per version: per pair (a pair
     without every value left out) and the median; for the share also how many pairs passed
-    the ceiling, and the file's `target` with whether the new median `met` it."""
+    the ceiling, and the file's `target` with whether the new median `met` it.
+
+    A batched setting that keeps up answers what it is offered and no more, so at 2.5 × S
+    the file's share then measures the offered rate, not the machinery. Beside it, per
+    version: `best_kept_up_pairs`, the pairs whose best batched setting kept up there;
+    `offered_share_of_ceiling`, the share the file's ratio shows when every request offered
+    is answered (the offered rate ÷ none's answers at 2.5 × S ÷ the ceiling); and the
+    machinery's own capacity, the best batched closed loop ÷ S (`closed_loop_over_s`) and
+    that ÷ the ceiling (`closed_loop_share_of_ceiling`, with `past_ceiling`)."""
 
     def value(key: str, **where):
         chosen = [run for run in runs if all(run.get(k) == v for k, v in where.items())]
         return chosen[0].get(key) if chosen else None
 
-    found: dict = {"best_batched_over_s_at_2.5": {}, "share_of_ceiling": {}}
+    keys = ("best_batched_over_s_at_2.5", "share_of_ceiling", "offered_share_of_ceiling",
+            "closed_loop_over_s", "closed_loop_share_of_ceiling")  # fmt: skip
+    found: dict = {key: {} for key in keys} | {"best_kept_up_pairs": {}}
+    batched_names = ("B=32 W=0", "B=128 W=0")
     for version in VERSIONS:
-        bests, shares = [], []
+        values: dict = {key: [] for key in keys}
+        kept_up = 0
         for pair in range(pairs):
             where = {"version": version, "pair": pair}
             saturation = value("throughput", kind="closed", setting="none", **where)
@@ -315,19 +327,33 @@ def over_saturation(runs: list, pairs: int, target: dict) -> dict:
             if model_us is None:  # an older client: none's open loop at 0.5 × S
                 model_us = value("model_us_p50", kind="open", setting="none", rate_multiple=0.5,
                                  **where)  # fmt: skip
-            batched = [value("throughput", kind="open", setting=name, rate_multiple=2.5, **where)
-                       for name in ("B=32 W=0", "B=128 W=0")]  # fmt: skip
-            if not saturation or None in batched:
+            top = [[value(key, kind="open", setting=name, rate_multiple=2.5, **where)
+                    for key in ("throughput", "kept_up", "arrival_rate")]
+                   for name in batched_names]  # fmt: skip
+            closed = [value("throughput", kind="closed", setting=name, **where)
+                      for name in batched_names]  # fmt: skip
+            none_top = value("throughput", kind="open", setting="none", rate_multiple=2.5, **where)
+            if not saturation or any(None in run for run in top):
                 continue
-            best = max(batched) / saturation
-            bests.append(best)
+            best, best_kept_up, offered = max(top, key=lambda run: run[0])
+            kept_up += bool(best_kept_up)
+            values["best_batched_over_s_at_2.5"].append(best / saturation)
             share = model_us * saturation / 1e6 if model_us is not None else None
-            if share is not None and 0 < share < 1:
-                shares.append(best * (1 - share))  # best ÷ (1 ÷ (1 − share))
-        for key, values in (("best_batched_over_s_at_2.5", bests), ("share_of_ceiling", shares)):
-            found[key][version] = {"per_pair": values,
-                                   "median": stats.median(values) if values else None}  # fmt: skip
-        found["share_of_ceiling"][version]["past_ceiling"] = sum(share > 1 for share in shares)
+            if share is None or not 0 < share < 1:
+                continue
+            ceiling = 1 / (1 - share)
+            values["share_of_ceiling"].append(best / saturation / ceiling)
+            if none_top:
+                values["offered_share_of_ceiling"].append(offered / none_top / ceiling)
+            if None not in closed:
+                values["closed_loop_over_s"].append(max(closed) / saturation)
+                values["closed_loop_share_of_ceiling"].append(max(closed) / saturation / ceiling)
+        for key, per_pair in values.items():
+            median = stats.median(per_pair) if per_pair else None
+            found[key][version] = {"per_pair": per_pair, "median": median}
+        for key in ("share_of_ceiling", "closed_loop_share_of_ceiling"):
+            found[key][version]["past_ceiling"] = sum(x > 1 for x in values[key])
+        found["best_kept_up_pairs"][version] = kept_up
     new = found["share_of_ceiling"]["new"]["median"]
     found["share_of_ceiling"] |= {"target": target,
                                   "met": new is not None and new >= target["at_least"]}  # fmt: skip

@@ -405,29 +405,46 @@ def ceiling_numbers(found: dict) -> dict:
             version: closed_loop_reported_model(runs, version) for version in ("old", "new")
         },
     }
-    mine["over_saturation"] = {"best_batched_over_s_at_2.5": {}, "share_of_ceiling": {}}
+    lists = ("best_batched_over_s_at_2.5", "share_of_ceiling", "offered_share_of_ceiling",
+             "closed_loop_over_s", "closed_loop_share_of_ceiling")  # fmt: skip
+    mine["over_saturation"] = {name: {} for name in (*lists, "best_kept_up_pairs")}
     for version in ("old", "new"):
-        over_s, of_ceiling = [], []
+        made: dict = {name: [] for name in lists}
+        kept = 0
         for pair in range(pairs):
-            where = {"version": version, "pair": pair, "kind": "closed", "setting": "none"}
-            s_of_pair = value_of(runs, "throughput", **where)
+            where = {"version": version, "pair": pair, "kind": "closed"}
+            s_of_pair = value_of(runs, "throughput", setting="none", **where)
             batched = [open_value(opened, version, pair, name, 2.5, "throughput")
                        for name in ("B=32 W=0", "B=128 W=0")]  # fmt: skip
             if not s_of_pair or None in batched:
                 continue
-            over_s.append(max(batched) / s_of_pair)
+            # the best batched setting at 2.5 × S: the first of the two on a tie, as max() takes
+            best_name = ("B=32 W=0", "B=128 W=0")[batched.index(max(batched))]
+            kept += bool(open_value(opened, version, pair, best_name, 2.5, "kept_up"))
+            made["best_batched_over_s_at_2.5"].append(max(batched) / s_of_pair)
             most = ceiling(version, pair)
-            if most:
-                of_ceiling.append(max(batched) / s_of_pair / most)
-        for key, values in (("best_batched_over_s_at_2.5", over_s),
-                            ("share_of_ceiling", of_ceiling)):  # fmt: skip
-            mine["over_saturation"][key][version] = {
+            if not most:
+                continue
+            made["share_of_ceiling"].append(max(batched) / s_of_pair / most)
+            offered = open_value(opened, version, pair, best_name, 2.5, "arrival_rate")
+            none_top = open_value(opened, version, pair, "none", 2.5, "throughput")
+            if none_top:
+                made["offered_share_of_ceiling"].append(offered / none_top / most)
+            capacity = [value_of(runs, "throughput", setting=name, **where)
+                        for name in ("B=32 W=0", "B=128 W=0")]  # fmt: skip
+            if None not in capacity:
+                made["closed_loop_over_s"].append(max(capacity) / s_of_pair)
+                made["closed_loop_share_of_ceiling"].append(max(capacity) / s_of_pair / most)
+        for name, values in made.items():
+            mine["over_saturation"][name][version] = {
                 "per_pair": values,
                 "median": statistics.median(values) if values else None,
             }
-        mine["over_saturation"]["share_of_ceiling"][version]["past_ceiling"] = len(
-            [x for x in of_ceiling if x > 1]
-        )
+        for name in ("share_of_ceiling", "closed_loop_share_of_ceiling"):
+            mine["over_saturation"][name][version]["past_ceiling"] = len(
+                [x for x in made[name] if x > 1]
+            )
+        mine["over_saturation"]["best_kept_up_pairs"][version] = kept
     judged = mine["over_saturation"]["share_of_ceiling"]
     judged["target"] = target
     judged["met"] = judged["new"]["median"] is not None and not (
