@@ -91,7 +91,7 @@ CEILING_MEASURES = (
     "best_batched_share_of_ceiling",
 )
 CEILING_SECTIONS = ("b32_w0_kept_up_at_2.5", "answers_checked_new", "client_cpu_us_per_request")
-# shown when the file has it (a run from before 3 December does not)
+# shown when the file has it (a run from before the evening of 2 December does not)
 CEILING_OPTIONAL = ("client_user_kernel_us_per_request",)
 CEILING_TARGET = "best_batched_share_of_ceiling"
 
