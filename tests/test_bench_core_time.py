@@ -407,6 +407,27 @@ def test_the_ceiling_is_shown_old_next_to_new_with_its_target(built):
     assert f"| the ceiling (× S) | {old} → {new} |" in page
 
 
+BATCHED = ("B=32 W=0", "B=128 W=0")  # the batched settings at 2.5 × S and in closed loop
+
+
+def run_value(runs: list, version: str, pair: int, key: str, **where):
+    """`key` of the one run of `version` in `pair` that matches `where` (None if it lacks it)."""
+    (run,) = [r for r in runs if r["version"] == version and r["pair"] == pair
+              and all(r.get(k) == v for k, v in where.items())]  # fmt: skip
+    return run.get(key)
+
+
+def s_and_ceiling(runs: list, version: str, pair: int) -> tuple[float, float]:
+    """S of the pair (none's closed loop) and its ceiling, 1 ÷ (1 − the model share), the model
+    stage from that closed loop, else from none's open loop at 0.5 × S."""
+    s = run_value(runs, version, pair, "throughput", kind="closed", setting="none")
+    model_us = run_value(runs, version, pair, "model_us_p50", kind="closed", setting="none")
+    if model_us is None:
+        model_us = run_value(runs, version, pair, "model_us_p50", kind="open", setting="none",
+                             rate_multiple=0.5)  # fmt: skip
+    return s, 1 / (1 - model_us * s / 1e6)
+
+
 def test_the_best_batched_is_also_divided_by_s_the_ceilings_own_unit(built):
     """none's own answers at 2.5 × S fall below S when it is swamped, so the generator also
     divides the best batched by S (none's closed loop in the pair), and takes that ÷ the
@@ -415,23 +436,15 @@ def test_the_best_batched_is_also_divided_by_s_the_ceilings_own_unit(built):
     runs = json.loads((folder / "ceiling.json").read_text())["runs"]
     shown = results["bench"]["ceiling"]["over_saturation"]
 
-    def one(version, pair, key, **where):
-        (run,) = [r for r in runs if r["version"] == version and r["pair"] == pair
-                  and all(r.get(k) == v for k, v in where.items())]  # fmt: skip
-        return run.get(key)
-
     medians = {}
     for version in ("old", "new"):
         over_s, of_ceiling = [], []
         for pair in range(5):
-            s = one(version, pair, "throughput", kind="closed", setting="none")
-            model_us = one(version, pair, "model_us_p50", kind="closed", setting="none") or one(
-                version, pair, "model_us_p50", kind="open", setting="none", rate_multiple=0.5
-            )
-            best = max(one(version, pair, "throughput", kind="open", setting=name,
-                           rate_multiple=2.5) for name in ("B=32 W=0", "B=128 W=0"))  # fmt: skip
+            s, ceiling = s_and_ceiling(runs, version, pair)
+            best = max(run_value(runs, version, pair, "throughput", kind="open", setting=name,
+                                 rate_multiple=2.5) for name in BATCHED)  # fmt: skip
             over_s.append(best / s)
-            of_ceiling.append(best / s * (1 - model_us * s / 1e6))
+            of_ceiling.append(best / s / ceiling)
         assert shown["best_batched_over_s_at_2.5"][version]["per_pair"] == pytest.approx(
             over_s, rel=1e-4)  # fmt: skip
         assert shown["share_of_ceiling"][version]["per_pair"] == pytest.approx(
@@ -501,30 +514,20 @@ def test_what_the_ratio_could_show_and_the_capacity_beside_it(built):
     runs = json.loads((folder / "ceiling.json").read_text())["runs"]
     shown = results["bench"]["ceiling"]["over_saturation"]
 
-    def one(version, pair, key, **where):
-        (run,) = [r for r in runs if r["version"] == version and r["pair"] == pair
-                  and all(r.get(k) == v for k, v in where.items())]  # fmt: skip
-        return run.get(key)
-
     for version in ("old", "new"):
         offered_share, capacity, capacity_share, kept = [], [], [], 0
         for pair in range(5):
-            s = one(version, pair, "throughput", kind="closed", setting="none")
-            model_us = one(version, pair, "model_us_p50", kind="closed", setting="none") or one(
-                version, pair, "model_us_p50", kind="open", setting="none", rate_multiple=0.5
-            )
-            ceiling = 1 / (1 - model_us * s / 1e6)
-            top = {name: one(version, pair, "throughput", kind="open", setting=name,
-                             rate_multiple=2.5) for name in ("B=32 W=0", "B=128 W=0")}  # fmt: skip
+            s, ceiling = s_and_ceiling(runs, version, pair)
+            at_top = {"kind": "open", "rate_multiple": 2.5}
+            top = {name: run_value(runs, version, pair, "throughput", setting=name, **at_top)
+                   for name in BATCHED}  # fmt: skip
             best = max(top, key=top.get)
-            kept += one(version, pair, "kept_up", kind="open", setting=best, rate_multiple=2.5)
-            offered = one(version, pair, "arrival_rate", kind="open", setting=best,
-                          rate_multiple=2.5)  # fmt: skip
-            none_top = one(version, pair, "throughput", kind="open", setting="none",
-                           rate_multiple=2.5)  # fmt: skip
+            kept += run_value(runs, version, pair, "kept_up", setting=best, **at_top)
+            offered = run_value(runs, version, pair, "arrival_rate", setting=best, **at_top)
+            none_top = run_value(runs, version, pair, "throughput", setting="none", **at_top)
             offered_share.append(offered / none_top / ceiling)
-            most = max(one(version, pair, "throughput", kind="closed", setting=name)
-                       for name in ("B=32 W=0", "B=128 W=0"))  # fmt: skip
+            most = max(run_value(runs, version, pair, "throughput", kind="closed", setting=name)
+                       for name in BATCHED)  # fmt: skip
             capacity.append(most / s)
             capacity_share.append(most / s / ceiling)
         assert shown["best_kept_up_pairs"][version] == kept
