@@ -270,12 +270,6 @@ def batcher_numbers(found: dict) -> dict:
             runs, "throughput", version=v, pair=p, kind="closed", setting=n)))
         for name in ("none", "B=32 W=0", "B=128 W=0")
     }  # fmt: skip
-    cpu = {}
-    for run in opened:
-        key = f"{run['setting']} x{run['rate_multiple']:g}"
-        cpu.setdefault(run["version"], {}).setdefault(key, []).append(
-            run["client"]["client_cpu_us_per_request"]
-        )
     summary = {
         "queue_b1_p50_overhead_us": versus(
             per_pair(runs, pairs, b1_minus_none), target("queue_b1_p50_overhead_us")
@@ -294,10 +288,7 @@ def batcher_numbers(found: dict) -> dict:
             version: {"pairs_kept_up": count, "pairs": pairs}
             for version, count in high["x2"]["B=32 W=0"]["kept_up_pairs"].items()
         },
-        "client_cpu_us_per_request": {
-            version: {key: statistics.median(values) for key, values in by_setting.items()}
-            for version, by_setting in cpu.items()
-        },
+        "client_cpu_us_per_request": client_cpu(opened),
         "answers_checked_new": answers_checked(opened),
     }
     return {
@@ -334,6 +325,13 @@ def client_medians(opened: list, fields: dict) -> dict:
         }
         for version, by_key in found.items()
     }
+
+
+def client_cpu(opened: list) -> dict:
+    """Per version and `setting xM` of the open loops: the median client CPU per request."""
+    medians = client_medians(opened, {"client_cpu_us_per_request": "cpu"})
+    return {version: {key: cell["cpu"] for key, cell in by_key.items()}
+            for version, by_key in medians.items()}  # fmt: skip
 
 
 def closed_loop_reported_model(runs: list, version: str) -> bool:
@@ -380,12 +378,7 @@ def ceiling_numbers(found: dict) -> dict:
             for version, count in kept_pairs(opened, "B=32 W=0", 2.5).items()
         },
         "answers_checked_new": answers_checked(opened),
-        "client_cpu_us_per_request": {
-            version: {key: cell["cpu"] for key, cell in by_key.items()}
-            for version, by_key in client_medians(
-                opened, {"client_cpu_us_per_request": "cpu"}
-            ).items()
-        },
+        "client_cpu_us_per_request": client_cpu(opened),
     }
     if any("client_user_us_per_request" in run["client"] for run in opened):
         summary["client_user_kernel_us_per_request"] = client_medians(
