@@ -91,8 +91,8 @@ CLIENT_KEYS = ("requests", "answered", "never_answered", "non_200", "client_cpu_
                "client_user_us_per_request", "client_system_us_per_request",
                "dispatch_lag_us_p50", "answers_compared", "answers_differing", "event_loop",
                "answer_clock")  # fmt: skip
-# S at each pair's start (--rates-per-pair): one closed loop of none, as S itself is measured
-REFERENCE = ("none", NONE, 16)
+# S at each pair's start (--rates-per-pair): none's closed loop, as S itself is measured
+REFERENCE = CLOSED_LOOP[0]
 
 
 def throughput(columns: dict, window_s: float) -> float:
@@ -318,19 +318,16 @@ def summarize(runs: list[dict], pairs: int) -> dict:
         for multiple in (2.0, 2.5)
     }  # fmt: skip
     cpu: dict = {}
-    for run in _pick(runs, kind="open"):
-        key = f"{run['setting']} x{run['rate_multiple']:g}"
-        cpu.setdefault(run["version"], {}).setdefault(key, []).append(
-            run["client"]["client_cpu_us_per_request"]
-        )
     split: dict = {}  # the client's user and kernel time (a client from before 2026-12-02: none)
     for run in _pick(runs, kind="open"):
-        if "client_user_us_per_request" not in run["client"]:
-            continue
-        key = f"{run['setting']} x{run['rate_multiple']:g}"
-        cell = split.setdefault(run["version"], {}).setdefault(key, {"user": [], "kernel": []})
-        cell["user"].append(run["client"]["client_user_us_per_request"])
-        cell["kernel"].append(run["client"]["client_system_us_per_request"])
+        key, client = f"{run['setting']} x{run['rate_multiple']:g}", run["client"]
+        cpu.setdefault(run["version"], {}).setdefault(key, []).append(
+            client["client_cpu_us_per_request"]
+        )
+        if "client_user_us_per_request" in client:
+            cell = split.setdefault(run["version"], {}).setdefault(key, {"user": [], "kernel": []})
+            cell["user"].append(client["client_user_us_per_request"])
+            cell["kernel"].append(client["client_system_us_per_request"])
     checked = _pick(runs, version="new", kind="open")
     return {
         "queue_b1_p50_overhead_us": _compare(
